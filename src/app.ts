@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { AppError } from './domain/errors.js';
+import { pageRoutes } from './http/pages.js';
+import { errorHandler, sendProblem } from './http/problem.js';
+import { MemoryRateLimiter, type RateLimiter } from './http/rate-limit.js';
+import { v1Routes } from './http/v1/routes.js';
+import type { Store } from './storage/store.js';
+
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  logger?: Logger;
+  rateLimiter?: RateLimiter;
+  now?: () => number;
+}
+
+/** Builds the HTTP app: no environment, no listening. Tests call `inject()` on it. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, store } = deps;
+  const app = Fastify({
+    ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: 64 * 1024,
+    requestTimeout: 30_000,
+  }) as unknown as FastifyInstance;
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
+  });
+  app.setErrorHandler(errorHandler(config.publicUrl));
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(
+      reply,
+      config.publicUrl,
+      'not-found',
+      `No resource at ${request.method} ${request.url.split('?')[0]}.`,
+    ),
+  );
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    try {
+      await store.ping();
+      return { status: 'ready' };
+    } catch {
+      reply.header('retry-after', '5');
+      throw new AppError('store-unavailable', 'The store cannot be reached right now.');
+    }
+  });
+
+  await app.register(pageRoutes);
+  // Registered on the root (not as an encapsulated plugin) so its hooks reach v1 404s too.
+  await v1Routes(app, {
+    config,
+    store,
+    rateLimiter:
+      deps.rateLimiter ?? new MemoryRateLimiter(config.rateLimit.limit, config.rateLimit.windowSeconds),
+    now: deps.now ?? Date.now,
+  });
+  return app;
+}

@@ -1,0 +1,105 @@
+/**
+ * The only reader of the environment. Every setting is validated at start; all bad variables
+ * are reported together and the process exits non-zero (see `ConfigError`).
+ */
+export interface Config {
+  port: number;
+  host: string;
+  /** Embedded store file, used when `databaseUrl` is not set. */
+  dbPath: string;
+  databaseUrl: string | null;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  /** Base of problem type URIs and documentation links. */
+  publicUrl: string;
+  rateLimit: { limit: number; windowSeconds: number };
+  v1: { deprecatedAt: number; frozenAt: number; sunsetAt: number | null };
+  shutdownGraceMs: number;
+}
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+  constructor(readonly problems: string[]) {
+    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** Strict ISO-8601 date-time with an explicit offset (or a plain date, taken as UTC midnight). */
+const ISO_TIME = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2}))?$/;
+
+export function parseIsoTime(value: string): number | null {
+  if (!ISO_TIME.test(value)) return null;
+  const ms = Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value);
+  return Number.isNaN(ms) ? null : ms;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Reads and validates the configuration; `overrides` are command-line flags, which win. */
+export function loadConfig(
+  env: Env = process.env,
+  overrides: Partial<Pick<Config, 'port' | 'host' | 'dbPath' | 'databaseUrl'>> = {},
+): Config {
+  const problems: string[] = [];
+  const get = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const int = (name: string, fallback: number, min: number, max: number): number => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  const time = (name: string): number | null => {
+    const raw = get(name);
+    if (raw === undefined) return null;
+    const ms = parseIsoTime(raw);
+    if (ms === null)
+      problems.push(
+        `${name}=${JSON.stringify(raw)}: expected an ISO-8601 time with offset, e.g. 2026-01-01T00:00:00Z`,
+      );
+    return ms;
+  };
+
+  const port = overrides.port ?? int('PORT', 3000, 0, 65535);
+  const logLevel = get('LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
+    problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)}: expected one of ${LOG_LEVELS.join(', ')}`);
+  }
+  const databaseUrl = overrides.databaseUrl ?? get('DATABASE_URL') ?? null;
+  if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    problems.push('DATABASE_URL: expected a postgres:// or postgresql:// URL');
+  }
+  const publicUrl = (get('LEADLINE_PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  if (!/^https?:\/\/[^\s/]+/.test(publicUrl)) problems.push('LEADLINE_PUBLIC_URL: expected an http(s) URL');
+
+  const deprecatedAt = time('LEADLINE_V1_DEPRECATED_AT') ?? Date.parse('2026-01-01T00:00:00Z');
+  const frozenAt = time('LEADLINE_V1_FROZEN_AT') ?? deprecatedAt;
+  const sunsetAt = time('LEADLINE_V1_SUNSET_AT');
+  if (sunsetAt !== null && sunsetAt < deprecatedAt) {
+    problems.push(
+      'LEADLINE_V1_SUNSET_AT: the sunset cannot come before the deprecation time (LEADLINE_V1_DEPRECATED_AT)',
+    );
+  }
+
+  const config: Config = {
+    port,
+    host: overrides.host ?? get('HOST') ?? '127.0.0.1',
+    dbPath: overrides.dbPath ?? get('LEADLINE_DB') ?? './data/leadline.db',
+    databaseUrl,
+    logLevel: logLevel as Config['logLevel'],
+    publicUrl,
+    rateLimit: {
+      limit: int('LEADLINE_RATE_LIMIT', 600, 1, 1_000_000_000),
+      windowSeconds: int('LEADLINE_RATE_WINDOW_SECONDS', 60, 1, 86_400),
+    },
+    v1: { deprecatedAt, frozenAt, sunsetAt },
+    shutdownGraceMs: int('LEADLINE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+  };
+  if (problems.length > 0) throw new ConfigError(problems);
+  return config;
+}

@@ -1,0 +1,36 @@
+/**
+ * The closed list of things that can go wrong, without HTTP in them: the transport maps each
+ * code to a status and a problem type (src/http/problem.ts).
+ */
+export type ErrorCode =
+  | 'invalid-parameters'
+  | 'invalid-request'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not-found'
+  | 'method-not-allowed'
+  | 'payload-too-large'
+  | 'rate-limited'
+  | 'store-unavailable'
+  | 'internal';
+
+export interface InvalidParam {
+  name: string;
+  reason: string;
+}
+
+export class AppError extends Error {
+  constructor(
+    readonly code: ErrorCode,
+    readonly detail: string,
+    readonly extensions: Record<string, unknown> = {},
+  ) {
+    super(detail);
+    this.name = 'AppError';
+  }
+}
+
+export function invalidParams(params: InvalidParam[]): AppError {
+  const detail = params.map((p) => `${p.name}: ${p.reason}`).join('; ');
+  return new AppError('invalid-parameters', detail, { invalid_params: params });
+}

@@ -1,0 +1,316 @@
+import { createReadStream } from 'node:fs';
+import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
+import type { Static, TSchema } from 'typebox';
+import { Compile } from 'typebox/compile';
+import { LeadRecord, MemberRecord, SubteamRecord, TeamRecord } from '../schemas/import-records.js';
+import type { Collector, ImportWriter, NewLead, Store } from '../storage/store.js';
+import type { Subteam } from './directory.js';
+import { COLUMN_MEMBERS } from './lead.js';
+import { isTimeZone, timeLabel } from './time-label.js';
+
+/** A bad record: reported as `file:line: reason`, and the whole import is rolled back. */
+export class ImportError extends Error {
+  override name = 'ImportError';
+  constructor(
+    readonly source: string,
+    readonly reason: string,
+  ) {
+    super(`${source}: ${reason}`);
+  }
+}
+
+export interface ImportSource {
+  /** Name used in messages: the path, or `-` for standard input. */
+  name: string;
+  open(): Readable;
+}
+
+export function fileSource(path: string, stdin: Readable = process.stdin): ImportSource {
+  return { name: path, open: () => (path === '-' ? stdin : createReadStream(path)) };
+}
+
+export interface ImportSummary {
+  teams: number;
+  members: number;
+  subteams: number;
+  leads: number;
+  /** Leads not in the store before; the others replaced a lead with the same identity. */
+  newLeads: number;
+}
+
+export interface ImportOptions {
+  /** Called now and then with the number of bytes read so far, over all sources. */
+  onProgress?: (bytes: number) => void;
+}
+
+const checkTeam = Compile(TeamRecord);
+const checkMember = Compile(MemberRecord);
+const checkSubteam = Compile(SubteamRecord);
+const checkLead = Compile(LeadRecord);
+const LEAD_BATCH = 1000;
+
+type LeadInput = Static<typeof LeadRecord> & Record<string, unknown>;
+
+/** The first validation error of `value`, as a sentence naming the member. */
+function firstError(
+  check: { Errors(v: unknown): { instancePath: string; message: string; params: unknown }[] },
+  value: unknown,
+): string {
+  const errors = check.Errors(value);
+  const extra = errors.find((e) => (e.params as { additionalProperties?: string[] }).additionalProperties);
+  if (extra !== undefined) {
+    const names = (extra.params as { additionalProperties: string[] }).additionalProperties;
+    return `unknown member ${names.map((n) => JSON.stringify(n)).join(', ')}${extra.instancePath ? ` in ${extra.instancePath.slice(1)}` : ''}`;
+  }
+  const e = errors.find((x) => x.message !== 'schema is false') ?? errors[0];
+  if (e === undefined) return 'invalid record';
+  const where = e.instancePath === '' ? 'record' : e.instancePath.slice(1).replaceAll('/', '.');
+  return `${where} ${e.message}`;
+}
+
+function validate<T extends TSchema>(
+  check: ReturnType<typeof Compile<T>>,
+  value: unknown,
+  source: string,
+): Static<T> {
+  if (!check.Check(value)) throw new ImportError(source, firstError(check as never, value));
+  return value as Static<T>;
+}
+
+/** `null` members mean "no value" (v1 never emits null), so they are dropped before validation. */
+function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
+  for (const k of Object.keys(record)) if (record[k] === null) delete record[k];
+  return record;
+}
+
+const NOT_IN_FIELDS = new Set<string>([...COLUMN_MEMBERS, 'type', 'locationShared']);
+
+/** Turns a validated lead record into the row to store, checking it against its collector. */
+function toNewLead(rec: LeadInput, collector: Collector, ordinal: number, source: string): NewLead {
+  if (rec.userEmail !== undefined && rec.userEmail !== collector.email) {
+    throw new ImportError(
+      source,
+      `userEmail ${JSON.stringify(rec.userEmail)} is not member ${rec.userId}'s e-mail`,
+    );
+  }
+  const userPid = rec.userPid ?? collector.pid;
+  if (userPid === null) {
+    throw new ImportError(source, `userPid is missing and member ${rec.userId} has no pid`);
+  }
+  const isLead = rec.isLead === true;
+  const isScan = rec.isScan === true;
+  if (isLead === isScan) {
+    throw new ImportError(
+      source,
+      'a lead carries exactly one of isLead: true (connection) or isScan: true (scan)',
+    );
+  }
+  // Always-present members (C1) get their documented defaults when the record leaves them out.
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(rec)) if (!NOT_IN_FIELDS.has(k)) fields[k] = v;
+  fields.isManual ??= false;
+  if (isLead) fields.apptoapp ??= false;
+  else fields.isRoll ??= false;
+  return {
+    ordinal,
+    teamId: collector.teamId,
+    memberId: rec.userId,
+    id: rec.id,
+    epoch: rec.epoch,
+    time: rec.time ?? timeLabel(rec.epoch, collector.timeZone),
+    userPid,
+    kind: isLead ? 'connection' : 'scan',
+    locationShared: rec.locationShared === true,
+    lat: rec.lat ?? null,
+    long: rec.long ?? null,
+    fields: JSON.stringify(fields),
+  };
+}
+
+class Importer {
+  readonly summary: ImportSummary = { teams: 0, members: 0, subteams: 0, leads: 0, newLeads: 0 };
+  private ordinal = 0;
+  private batch: NewLead[] = [];
+  private readonly collectors = new Map<number, Collector>();
+  private readonly memberSources = new Map<number, string>();
+  private readonly subteams = new Map<number, { source: string; subteam: Subteam }>();
+
+  constructor(private readonly writer: ImportWriter) {}
+
+  async record(text: string, source: string): Promise<void> {
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch (err) {
+      throw new ImportError(source, `invalid JSON: ${(err as Error).message}`);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      throw new ImportError(source, 'a record is a JSON object');
+    }
+    const rec = withoutNulls(value as Record<string, unknown>);
+    switch (rec.type) {
+      case 'team': {
+        const t = validate(checkTeam, rec, source);
+        const timeZone = t.timeZone ?? 'UTC';
+        if (!isTimeZone(timeZone))
+          throw new ImportError(source, `timeZone ${JSON.stringify(timeZone)} is not an IANA time zone`);
+        await this.writer.upsertTeam({ id: t.id, name: t.name, timeZone });
+        this.collectors.clear();
+        this.summary.teams++;
+        return;
+      }
+      case 'member': {
+        const m = validate(checkMember, rec, source);
+        try {
+          await this.writer.upsertMember({
+            id: m.id,
+            teamId: m.teamId,
+            email: m.email,
+            name: m.name ?? null,
+            role: m.role ?? 'member',
+            pid: m.pid ?? null,
+          });
+        } catch (err) {
+          if (/UNIQUE|unique/.test((err as Error).message))
+            throw new ImportError(source, `e-mail ${JSON.stringify(m.email)} belongs to another member`);
+          throw err;
+        }
+        this.collectors.delete(m.id);
+        this.memberSources.set(m.id, source);
+        this.summary.members++;
+        return;
+      }
+      case 'subteam': {
+        const s = validate(checkSubteam, rec, source);
+        const subteam: Subteam = {
+          id: s.id,
+          teamId: s.teamId,
+          name: s.name,
+          members: s.members ?? [],
+          admins: s.admins ?? [],
+        };
+        await this.writer.upsertSubteam(subteam);
+        this.subteams.set(s.id, { source, subteam });
+        this.summary.subteams++;
+        return;
+      }
+      case 'lead': {
+        const l = validate(checkLead, rec, source) as LeadInput;
+        this.ordinal++;
+        this.summary.leads++;
+        const collector = await this.collector(l.userId);
+        if (collector === null) {
+          // Its member (or the member's team) comes later in the import: resolve it at the end.
+          await this.writer.stage({ ordinal: this.ordinal, source, text });
+          return;
+        }
+        this.batch.push(toNewLead(l, collector, this.ordinal, source));
+        if (this.batch.length >= LEAD_BATCH) await this.flush();
+        return;
+      }
+      default:
+        throw new ImportError(
+          source,
+          `unknown record type ${JSON.stringify(rec.type ?? null)} (team, member, subteam or lead)`,
+        );
+    }
+  }
+
+  private async collector(memberId: number): Promise<Collector | null> {
+    const cached = this.collectors.get(memberId);
+    if (cached !== undefined) return cached;
+    const found = await this.writer.collector(memberId);
+    if (found !== null) this.collectors.set(memberId, found);
+    return found;
+  }
+
+  private async flush(): Promise<void> {
+    if (this.batch.length === 0) return;
+    this.summary.newLeads += await this.writer.insertLeads(this.batch);
+    this.batch = [];
+  }
+
+  /** Every reference must resolve by the end of the import (import-format.md). */
+  async finish(): Promise<void> {
+    await this.flush();
+    for (const [id, source] of this.memberSources) {
+      const m = await this.writer.member(id);
+      if (m !== null && (await this.writer.team(m.teamId)) === null) {
+        throw new ImportError(source, `team ${m.teamId} is not defined`);
+      }
+    }
+    for (const { source, subteam } of this.subteams.values()) {
+      if ((await this.writer.team(subteam.teamId)) === null)
+        throw new ImportError(source, `team ${subteam.teamId} is not defined`);
+      for (const id of new Set([...subteam.members, ...subteam.admins])) {
+        const m = await this.writer.member(id);
+        if (m === null) throw new ImportError(source, `member ${id} is not defined`);
+        if (m.teamId !== subteam.teamId)
+          throw new ImportError(source, `member ${id} is not on team ${subteam.teamId}`);
+      }
+    }
+    for await (const staged of this.writer.staged()) {
+      for (const r of staged) {
+        const l = JSON.parse(r.text) as LeadInput;
+        withoutNulls(l);
+        const collector = await this.collector(l.userId);
+        if (collector === null) {
+          const member = await this.writer.member(l.userId);
+          throw new ImportError(
+            r.source,
+            member === null
+              ? `member ${l.userId} is not defined`
+              : `team ${member.teamId} of member ${l.userId} is not defined`,
+          );
+        }
+        this.batch.push(toNewLead(l, collector, r.ordinal, r.source));
+      }
+      await this.flush();
+    }
+  }
+}
+
+/**
+ * Loads NDJSON records from the sources in one transaction: all of them or nothing
+ * (import-format.md). Streams line by line; memory does not grow with the input.
+ */
+export async function importRecords(
+  store: Store,
+  sources: ImportSource[],
+  options: ImportOptions = {},
+): Promise<ImportSummary> {
+  return store.importAtomically(async (writer) => {
+    const importer = new Importer(writer);
+    let bytes = 0;
+    let reported = 0;
+    for (const src of sources) {
+      const input = src.open();
+      const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+      let lineNo = 0;
+      try {
+        for await (const line of lines) {
+          lineNo++;
+          bytes += Buffer.byteLength(line) + 1;
+          if (options.onProgress !== undefined && bytes - reported > 1 << 20) {
+            reported = bytes;
+            options.onProgress(bytes);
+          }
+          if (line.trim() === '') continue;
+          await importer.record(line, `${src.name}:${lineNo}`);
+        }
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== undefined && !(err instanceof ImportError)) {
+          throw new ImportError(src.name, (err as Error).message);
+        }
+        throw err;
+      } finally {
+        lines.close();
+        if (src.name !== '-') input.destroy();
+      }
+    }
+    await importer.finish();
+    options.onProgress?.(bytes);
+    return importer.summary;
+  });
+}

@@ -1,0 +1,39 @@
+/**
+ * A lead: a contact a member collected, by a profile connection or a card scan.
+ *
+ * The columns the service reasons about (identity, time, collector, consent, coordinates) are
+ * typed fields. Every other v1 member (`name`, `company`, `crm`, …) is kept verbatim in
+ * `fields`, a JSON object text: that is what makes an imported lead come back byte-for-byte
+ * (v1-contract C1, round trip), and lets the v1 hot path emit a lead without parsing it.
+ */
+export type LeadKind = 'connection' | 'scan';
+
+export interface Lead {
+  /** Storage sequence: the order the service stored leads in; breaks ties between equal epochs. */
+  seq: number;
+  /** The v1 `id` (an integer, an e-mail or a phone number, as text). */
+  id: string;
+  epoch: number;
+  time: string;
+  userId: number;
+  userEmail: string;
+  userPid: string;
+  kind: LeadKind;
+  locationShared: boolean;
+  lat: string | null;
+  long: string | null;
+  /** JSON object text holding every other v1 member of the lead. */
+  fields: string;
+}
+
+/** v1 members held in typed columns rather than in `Lead.fields`. */
+export const COLUMN_MEMBERS = [
+  'id',
+  'epoch',
+  'time',
+  'userId',
+  'userEmail',
+  'userPid',
+  'lat',
+  'long',
+] as const;

@@ -1,0 +1,21 @@
+import type { Lead } from './lead.js';
+
+/**
+ * Lead → v1 wire JSON text (v1-contract C1).
+ *
+ * Built by concatenation rather than `JSON.stringify` of an object: `fields` is already JSON
+ * text, so a lead is emitted without being parsed. `lat`/`long` are emitted only with consent.
+ */
+export function leadToV1Json(lead: Lead): string {
+  let out = `{"id":${JSON.stringify(lead.id)},"epoch":${lead.epoch},"time":${JSON.stringify(lead.time)},"userId":${lead.userId},"userEmail":${JSON.stringify(lead.userEmail)},"userPid":${JSON.stringify(lead.userPid)}`;
+  if (lead.locationShared) {
+    if (lead.lat !== null) out += `,"lat":${JSON.stringify(lead.lat)}`;
+    if (lead.long !== null) out += `,"long":${JSON.stringify(lead.long)}`;
+  }
+  return lead.fields.length > 2 ? `${out},${lead.fields.slice(1)}` : `${out}}`;
+}
+
+/** `[]` or `[lead]`: the body of the three "last lead" operations (C4). */
+export function lastLeadBody(lead: Lead | null): string {
+  return lead === null ? '[]' : `[${leadToV1Json(lead)}]`;
+}

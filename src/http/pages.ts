@@ -1,0 +1,41 @@
+import { readFile } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import type { ErrorCode } from '../domain/errors.js';
+import { PROBLEMS } from './problem.js';
+
+const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
+const PAGE = /^[a-z0-9-]+$/;
+
+function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/**
+ * Human-readable pages the API points at: each problem type URI, and the docs the v1 `Link`
+ * headers name (served as the Markdown they are written in).
+ */
+export async function pageRoutes(app: FastifyInstance): Promise<void> {
+  app.get('/problems/:code', async (request, reply) => {
+    const { code } = request.params as { code: string };
+    const p = Object.hasOwn(PROBLEMS, code) ? PROBLEMS[code as ErrorCode] : undefined;
+    if (p === undefined) return reply.callNotFound();
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(
+        `<!doctype html><title>${escapeHtml(p.title)}</title><h1>${p.status} ${escapeHtml(p.title)}</h1><p>${escapeHtml(p.description)}</p>`,
+      );
+  });
+
+  app.get('/docs/:page', async (request, reply) => {
+    const { page } = request.params as { page: string };
+    if (!PAGE.test(page)) return reply.callNotFound();
+    let text: string;
+    try {
+      text = await readFile(`${DOCS_DIR}${page}.md`, 'utf8');
+    } catch {
+      return reply.callNotFound();
+    }
+    return reply.type('text/markdown; charset=utf-8').send(text);
+  });
+}

@@ -1,0 +1,111 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { AppError, type ErrorCode } from '../domain/errors.js';
+
+/**
+ * RFC 9457 problem details. One table maps each error code to its status and title; the
+ * problem `type` is `<public url>/problems/<code>`, a page the service itself serves.
+ */
+export const PROBLEMS: Record<ErrorCode, { status: number; title: string; description: string }> = {
+  'invalid-parameters': {
+    status: 400,
+    title: 'Invalid parameters',
+    description: 'One or more query parameters are missing or malformed; invalid_params names each and why.',
+  },
+  'invalid-request': { status: 400, title: 'Invalid request', description: 'The request could not be read.' },
+  unauthorized: {
+    status: 401,
+    title: 'Unauthorized',
+    description:
+      'No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>".',
+  },
+  forbidden: {
+    status: 403,
+    title: 'Forbidden',
+    description: "The key's role does not allow this operation.",
+  },
+  'not-found': { status: 404, title: 'Not found', description: 'No such resource for this caller.' },
+  'method-not-allowed': { status: 405, title: 'Method not allowed', description: 'See the Allow header.' },
+  'payload-too-large': {
+    status: 413,
+    title: 'Payload too large',
+    description: 'The request body is too large.',
+  },
+  'rate-limited': {
+    status: 429,
+    title: 'Too many requests',
+    description: 'The key used up its quota for the current window; retry after the Retry-After seconds.',
+  },
+  'store-unavailable': {
+    status: 503,
+    title: 'Service unavailable',
+    description: 'The store cannot be reached; retry after the Retry-After seconds.',
+  },
+  internal: { status: 500, title: 'Internal error', description: 'Something went wrong on our side.' },
+};
+
+export function problemType(publicUrl: string, code: ErrorCode): string {
+  return `${publicUrl}/problems/${code}`;
+}
+
+export function sendProblem(
+  reply: FastifyReply,
+  publicUrl: string,
+  code: ErrorCode,
+  detail: string,
+  extensions: Record<string, unknown> = {},
+): FastifyReply {
+  const p = PROBLEMS[code];
+  // RFC 9110 §11.6.1: a 401 names the scheme the client should use.
+  if (code === 'unauthorized') reply.header('www-authenticate', 'Bearer realm="leadline"');
+  return reply
+    .code(p.status)
+    .header('content-type', 'application/problem+json')
+    .header('cache-control', 'no-store')
+    .send(
+      JSON.stringify({
+        type: problemType(publicUrl, code),
+        title: p.title,
+        status: p.status,
+        detail,
+        instance: reply.request.id,
+        ...extensions,
+      }),
+    );
+}
+
+/** Errors Fastify itself raises before a handler runs, mapped onto our codes. */
+function fromFrameworkError(err: FastifyError): AppError | null {
+  if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new AppError('payload-too-large', 'The request body is too large.');
+  if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
+    return new AppError('invalid-request', 'The request could not be read.');
+  }
+  return null;
+}
+
+/** The error handler: never a stack trace, SQL or path in the answer (C5); internals go to the log. */
+export function errorHandler(publicUrl: string) {
+  return (err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
+    const appError = err instanceof AppError ? err : fromFrameworkError(err);
+    if (appError !== null)
+      return sendProblem(reply, publicUrl, appError.code, appError.detail, appError.extensions);
+    if (isStoreUnavailable(err)) {
+      request.log.error({ err: { message: err.message, code: err.code } }, 'store unavailable');
+      reply.header('retry-after', '5');
+      return sendProblem(reply, publicUrl, 'store-unavailable', 'The store cannot be reached right now.');
+    }
+    request.log.error({ err }, 'unhandled error');
+    return sendProblem(
+      reply,
+      publicUrl,
+      'internal',
+      'An internal error occurred; quote the instance when reporting it.',
+    );
+  };
+}
+
+function isStoreUnavailable(err: { code?: string }): boolean {
+  return ['SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].some(
+    (c) => err.code?.startsWith(c),
+  );
+}

@@ -1,0 +1,96 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.js';
+import { AppError } from '../../domain/errors.js';
+import { lastLeadBody } from '../../domain/v1-wire.js';
+import type { Store } from '../../storage/store.js';
+import { authenticate } from '../auth.js';
+import { etagOf, noneMatch } from '../etag.js';
+import { type RateLimiter, rateLimitHeaders } from '../rate-limit.js';
+import { deprecationHeaders, V1_PREFIX } from './deprecation.js';
+import { getLastLead } from './get-last-lead.js';
+import { getLastLeadSubTeam } from './get-last-lead-sub-team.js';
+import { getLastLeadTeam } from './get-last-lead-team.js';
+import { getLeadsTimeRange } from './get-leads-time-range.js';
+import { getLeadsTimeRangeForTeam } from './get-leads-time-range-for-team.js';
+import type { V1Operation } from './operation.js';
+import { RANGE_BATCH, v1ArrayStream } from './stream.js';
+
+export const V1_OPERATIONS: V1Operation[] = [
+  getLastLead,
+  getLastLeadTeam,
+  getLastLeadSubTeam,
+  getLeadsTimeRange,
+  getLeadsTimeRangeForTeam,
+];
+
+export interface V1Deps {
+  config: Config;
+  store: Store;
+  rateLimiter: RateLimiter;
+  now: () => number;
+}
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+const OTHER_METHODS = ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE', 'QUERY'] as const;
+
+/** The five v1 operations (seed "Endpoints"; v1-contract C1–C6). */
+export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void> {
+  const signals = deprecationHeaders(deps.config);
+  // Every response under the v1 prefix carries the deprecation signals, errors and 404s included.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.url.startsWith(V1_PREFIX)) reply.headers(signals);
+  });
+
+  for (const op of V1_OPERATIONS) {
+    const url = `${V1_PREFIX}${op.name}`;
+    app.route({
+      method: ['GET', 'HEAD'],
+      url,
+      handler: (request, reply) => handle(op, request, reply, deps),
+    });
+    // Refused in onRequest, before any body is read or parsed (C5: 405 with Allow).
+    app.route({
+      method: [...OTHER_METHODS],
+      url,
+      onRequest: async (_request, reply) => {
+        reply.header('allow', 'GET, HEAD');
+        throw new AppError('method-not-allowed', `${op.name} answers GET and HEAD only.`);
+      },
+      handler: async () => {
+        throw new AppError('method-not-allowed', `${op.name} answers GET and HEAD only.`);
+      },
+    });
+  }
+}
+
+async function handle(
+  op: V1Operation,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  deps: V1Deps,
+): Promise<FastifyReply> {
+  const caller = await authenticate(request, deps.store.keys, deps.now());
+  const limit = await deps.rateLimiter.consume(`key:${caller.keyId}`);
+  reply.headers(rateLimitHeaders(limit));
+  if (!limit.allowed) {
+    reply.header('retry-after', String(limit.resetSeconds));
+    throw new AppError(
+      'rate-limited',
+      `Rate limit of ${limit.limit} requests per ${limit.windowSeconds} s exceeded.`,
+    );
+  }
+  // Retirement of v1 (v1-contract C7: freeze, brownouts, sunset, usage ledger) decides here,
+  // between knowing the caller and running the operation.
+
+  const result = await op.run({ caller, query: request.query as Record<string, unknown>, store: deps.store });
+  reply.header('cache-control', 'private, no-cache').type(JSON_TYPE);
+  if (result.kind === 'last') {
+    const body = lastLeadBody(result.lead);
+    const etag = etagOf(body);
+    reply.header('etag', etag);
+    if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
+    return reply.send(body);
+  }
+  if (request.method === 'HEAD') return reply.send();
+  return reply.send(await v1ArrayStream(deps.store.leads.range(result.scope, result.range, RANGE_BATCH)));
+}

@@ -1,0 +1,51 @@
+import type Database from 'better-sqlite3';
+import type { Member, Role } from '../../domain/directory.js';
+import type { DirectoryStore, SubteamAccess } from '../store.js';
+
+interface MemberRow {
+  id: number;
+  team_id: number;
+  email: string;
+  name: string | null;
+  role: Role;
+  pid: string | null;
+}
+
+export function toMember(r: MemberRow): Member {
+  return { id: r.id, teamId: r.team_id, email: r.email, name: r.name, role: r.role, pid: r.pid };
+}
+
+export class SqliteDirectoryStore implements DirectoryStore {
+  private readonly subteamStmt: Database.Statement;
+  private readonly memberByIdStmt: Database.Statement;
+  private readonly memberByEmailStmt: Database.Statement;
+  private readonly leadCountStmt: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.subteamStmt = db.prepare(`SELECT s.id,
+        EXISTS (SELECT 1 FROM subteam_members sm
+                WHERE sm.subteam_id = s.id AND sm.member_id = ? AND sm.is_admin = 1) AS is_admin
+      FROM subteams s WHERE s.id = ? AND s.team_id = ?`);
+    this.memberByIdStmt = db.prepare('SELECT id, team_id, email, name, role, pid FROM members WHERE id = ?');
+    this.memberByEmailStmt = db.prepare(
+      'SELECT id, team_id, email, name, role, pid FROM members WHERE email = ?',
+    );
+    this.leadCountStmt = db.prepare('SELECT count(*) AS n FROM leads');
+  }
+
+  async subteamAccess(teamId: number, subteamId: number, memberId: number): Promise<SubteamAccess | null> {
+    const row = this.subteamStmt.get(memberId, subteamId, teamId) as { is_admin: number } | undefined;
+    return row === undefined ? null : { memberIsAdmin: row.is_admin === 1 };
+  }
+
+  async findMember(ref: number | string): Promise<Member | null> {
+    const row = (typeof ref === 'number' ? this.memberByIdStmt.get(ref) : this.memberByEmailStmt.get(ref)) as
+      | MemberRow
+      | undefined;
+    return row === undefined ? null : toMember(row);
+  }
+
+  async leadCount(): Promise<number> {
+    return (this.leadCountStmt.get() as { n: number }).n;
+  }
+}

@@ -1,0 +1,134 @@
+import { randomUUID } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { Member, Subteam, Team } from '../../domain/directory.js';
+import type { Collector, ImportWriter, NewLead, StagedRecord } from '../store.js';
+import { toMember } from './sqlite-directory.js';
+
+const STAGE_BATCH = 1000;
+
+/**
+ * Writes one import inside the transaction the store opened. Storage order is the order of the
+ * file: a lead's `seq` is the store's highest `seq` at the start plus its ordinal in the import,
+ * so leads that had to wait for their member still take their place in file order.
+ */
+export class SqliteImportWriter implements ImportWriter {
+  private readonly seqBase: number;
+  private readonly now = Date.now();
+  private readonly stmts;
+
+  constructor(db: Database.Database) {
+    db.exec(`CREATE TEMP TABLE IF NOT EXISTS import_staged (
+      ordinal INTEGER PRIMARY KEY, source TEXT NOT NULL, text TEXT NOT NULL);
+      DELETE FROM temp.import_staged;`);
+    this.seqBase = (db.prepare('SELECT coalesce(max(seq), 0) AS s FROM leads').get() as { s: number }).s;
+    this.stmts = {
+      upsertTeam: db.prepare(`INSERT INTO teams (id, name, time_zone) VALUES (?, ?, ?)
+        ON CONFLICT (id) DO UPDATE SET name = excluded.name, time_zone = excluded.time_zone`),
+      team: db.prepare('SELECT id, name, time_zone FROM teams WHERE id = ?'),
+      memberTeam: db.prepare('SELECT team_id FROM members WHERE id = ?'),
+      upsertMember:
+        db.prepare(`INSERT INTO members (id, team_id, email, name, role, pid) VALUES (?, ?, ?, ?, ?, ?)
+        ON CONFLICT (id) DO UPDATE SET team_id = excluded.team_id, email = excluded.email,
+          name = excluded.name, role = excluded.role, pid = excluded.pid`),
+      moveLeads: db.prepare('UPDATE leads SET team_id = ? WHERE member_id = ?'),
+      member: db.prepare('SELECT id, team_id, email, name, role, pid FROM members WHERE id = ?'),
+      collector: db.prepare(`SELECT m.team_id, m.email, m.pid, t.time_zone FROM members m
+        JOIN teams t ON t.id = m.team_id WHERE m.id = ?`),
+      upsertSubteam: db.prepare(`INSERT INTO subteams (id, team_id, name) VALUES (?, ?, ?)
+        ON CONFLICT (id) DO UPDATE SET team_id = excluded.team_id, name = excluded.name`),
+      clearSubteam: db.prepare('DELETE FROM subteam_members WHERE subteam_id = ?'),
+      addSubteamMember: db.prepare(
+        'INSERT INTO subteam_members (subteam_id, member_id, is_member, is_admin) VALUES (?, ?, ?, ?)',
+      ),
+      upsertLead:
+        db.prepare(`INSERT INTO leads (seq, team_id, member_id, lead_id, epoch, time, user_pid, kind,
+          location_shared, lat, long, fields, uuid, created_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (team_id, member_id, lead_id, epoch) DO UPDATE SET time = excluded.time,
+          user_pid = excluded.user_pid, kind = excluded.kind, location_shared = excluded.location_shared,
+          lat = excluded.lat, long = excluded.long, fields = excluded.fields
+        RETURNING seq`),
+      stage: db.prepare('INSERT INTO temp.import_staged (ordinal, source, text) VALUES (?, ?, ?)'),
+      staged: db.prepare(
+        'SELECT ordinal, source, text FROM temp.import_staged WHERE ordinal > ? ORDER BY ordinal LIMIT ?',
+      ),
+    };
+  }
+
+  async upsertTeam(team: Team): Promise<void> {
+    this.stmts.upsertTeam.run(team.id, team.name, team.timeZone);
+  }
+
+  async upsertMember(m: Member): Promise<void> {
+    const before = this.stmts.memberTeam.get(m.id) as { team_id: number } | undefined;
+    this.stmts.upsertMember.run(m.id, m.teamId, m.email, m.name, m.role, m.pid);
+    // A team's leads are those of its members: a member who moves takes their leads along.
+    if (before !== undefined && before.team_id !== m.teamId) this.stmts.moveLeads.run(m.teamId, m.id);
+  }
+
+  async upsertSubteam(s: Subteam): Promise<void> {
+    this.stmts.upsertSubteam.run(s.id, s.teamId, s.name);
+    this.stmts.clearSubteam.run(s.id);
+    const admins = new Set(s.admins);
+    const members = new Set(s.members);
+    for (const id of new Set([...s.members, ...s.admins])) {
+      this.stmts.addSubteamMember.run(s.id, id, members.has(id) ? 1 : 0, admins.has(id) ? 1 : 0);
+    }
+  }
+
+  async team(id: number): Promise<Team | null> {
+    const r = this.stmts.team.get(id) as { id: number; name: string; time_zone: string } | undefined;
+    return r === undefined ? null : { id: r.id, name: r.name, timeZone: r.time_zone };
+  }
+
+  async member(id: number): Promise<Member | null> {
+    const r = this.stmts.member.get(id) as Parameters<typeof toMember>[0] | undefined;
+    return r === undefined ? null : toMember(r);
+  }
+
+  async collector(memberId: number): Promise<Collector | null> {
+    const r = this.stmts.collector.get(memberId) as
+      | { team_id: number; email: string; pid: string | null; time_zone: string }
+      | undefined;
+    return r === undefined ? null : { teamId: r.team_id, email: r.email, pid: r.pid, timeZone: r.time_zone };
+  }
+
+  async insertLeads(leads: NewLead[]): Promise<number> {
+    let inserted = 0;
+    for (const l of leads) {
+      const seq = this.seqBase + l.ordinal;
+      const row = this.stmts.upsertLead.get(
+        seq,
+        l.teamId,
+        l.memberId,
+        l.id,
+        l.epoch,
+        l.time,
+        l.userPid,
+        l.kind,
+        l.locationShared ? 1 : 0,
+        l.lat,
+        l.long,
+        l.fields,
+        randomUUID(),
+        this.now,
+      ) as { seq: number };
+      if (row.seq === seq) inserted++;
+    }
+    return inserted;
+  }
+
+  async stage(r: StagedRecord): Promise<void> {
+    this.stmts.stage.run(r.ordinal, r.source, r.text);
+  }
+
+  async *staged(): AsyncIterable<StagedRecord[]> {
+    let after = -1;
+    for (;;) {
+      const rows = this.stmts.staged.all(after, STAGE_BATCH) as StagedRecord[];
+      if (rows.length === 0) return;
+      after = rows[rows.length - 1]!.ordinal;
+      yield rows;
+    }
+  }
+}

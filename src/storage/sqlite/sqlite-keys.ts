@@ -1,0 +1,85 @@
+import type Database from 'better-sqlite3';
+import type { Role } from '../../domain/directory.js';
+import type { ApiKey, KeyStore, NewApiKey, StoredKey } from '../store.js';
+
+interface KeyRow {
+  id: number;
+  member_id: number;
+  team_id: number;
+  display: string;
+  label: string | null;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  legacy_v1: number;
+}
+
+const KEY_COLUMNS =
+  'k.id, k.member_id, m.team_id, k.display, k.label, k.created_at, k.expires_at, k.revoked_at, k.legacy_v1';
+
+function toApiKey(r: KeyRow): ApiKey {
+  return {
+    id: r.id,
+    memberId: r.member_id,
+    teamId: r.team_id,
+    display: r.display,
+    label: r.label,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+    revokedAt: r.revoked_at,
+    legacyV1: r.legacy_v1 === 1,
+  };
+}
+
+export class SqliteKeyStore implements KeyStore {
+  private readonly insertStmt: Database.Statement;
+  private readonly byIdStmt: Database.Statement;
+  private readonly listStmt: Database.Statement;
+  private readonly listByMemberStmt: Database.Statement;
+  private readonly revokeStmt: Database.Statement;
+  private readonly byDisplayStmt: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.insertStmt = db.prepare(`INSERT INTO api_keys
+      (member_id, display, hash, label, created_at, expires_at, legacy_v1) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    this.byIdStmt = db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN members m ON m.id = k.member_id
+      WHERE k.id = ?`);
+    this.listStmt = db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN members m ON m.id = k.member_id
+      ORDER BY k.id`);
+    this.listByMemberStmt =
+      db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN members m ON m.id = k.member_id
+      WHERE k.member_id = ? ORDER BY k.id`);
+    this.revokeStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+    this.byDisplayStmt = db.prepare(`SELECT ${KEY_COLUMNS}, k.hash, m.role FROM api_keys k
+      JOIN members m ON m.id = k.member_id WHERE k.display = ?`);
+  }
+
+  async create(key: NewApiKey): Promise<ApiKey> {
+    const info = this.insertStmt.run(
+      key.memberId,
+      key.display,
+      key.hash,
+      key.label,
+      key.createdAt,
+      key.expiresAt,
+      key.legacyV1 ? 1 : 0,
+    );
+    return toApiKey(this.byIdStmt.get(info.lastInsertRowid) as KeyRow);
+  }
+
+  async list(memberId?: number): Promise<ApiKey[]> {
+    const rows = (
+      memberId === undefined ? this.listStmt.all() : this.listByMemberStmt.all(memberId)
+    ) as KeyRow[];
+    return rows.map(toApiKey);
+  }
+
+  async revoke(id: number, at: number): Promise<boolean> {
+    return this.revokeStmt.run(at, id).changes === 1;
+  }
+
+  async findByDisplay(display: string): Promise<StoredKey[]> {
+    const rows = this.byDisplayStmt.all(display) as (KeyRow & { hash: Buffer; role: Role })[];
+    return rows.map((r) => ({ ...toApiKey(r), hash: r.hash, role: r.role }));
+  }
+}

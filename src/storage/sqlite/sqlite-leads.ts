@@ -1,0 +1,120 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
+import type Database from 'better-sqlite3';
+import type { Lead, LeadKind } from '../../domain/lead.js';
+import type { EpochRange, LeadStore, RangeScope } from '../store.js';
+
+/** Largest epoch a lead can carry (the ECMAScript Date range), so "no end" is a plain bound. */
+const NO_END = 8_640_000_000_000_001;
+
+const LEAD_COLUMNS =
+  'l.seq, l.lead_id, l.epoch, l.time, l.member_id, m.email, l.user_pid, l.kind, l.location_shared, l.lat, l.long, l.fields';
+
+type LeadRow = [
+  number,
+  string,
+  number,
+  string,
+  number,
+  string,
+  string,
+  LeadKind,
+  number,
+  string | null,
+  string | null,
+  string,
+];
+
+/** Rows are read as arrays (`raw`): building a named-key object per row in C++ costs twice as much. */
+function toLead(r: LeadRow): Lead {
+  return {
+    seq: r[0],
+    id: r[1],
+    epoch: r[2],
+    time: r[3],
+    userId: r[4],
+    userEmail: r[5],
+    userPid: r[6],
+    kind: r[7],
+    locationShared: r[8] === 1,
+    lat: r[9],
+    long: r[10],
+    fields: r[11],
+  };
+}
+
+export class SqliteLeadStore implements LeadStore {
+  private readonly lastOfMemberStmt: Database.Statement;
+  private readonly lastOfTeamStmt: Database.Statement;
+  private readonly lastOfSubteamStmt: Database.Statement;
+  private readonly memberRangeStmt: Database.Statement;
+  private readonly teamRangeStmt: Database.Statement;
+
+  constructor(db: Database.Database) {
+    this.lastOfMemberStmt = db
+      .prepare(`SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+        WHERE l.team_id = ? AND l.member_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`)
+      .raw(true);
+    this.lastOfTeamStmt = db
+      .prepare(`SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+        WHERE l.team_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`)
+      .raw(true);
+    // One index seek per current member of the subteam, never a walk over the team's leads.
+    this.lastOfSubteamStmt = db
+      .prepare(`SELECT ${LEAD_COLUMNS} FROM subteam_members sm
+        JOIN leads l ON l.seq = (
+          SELECT l2.seq FROM leads l2 WHERE l2.team_id = ? AND l2.member_id = sm.member_id
+          ORDER BY l2.epoch DESC, l2.seq DESC LIMIT 1)
+        JOIN members m ON m.id = l.member_id
+        WHERE sm.subteam_id = ? AND sm.is_member = 1
+        ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`)
+      .raw(true);
+    // Keyset pages: (epoch, seq) strictly after the last row sent, so each batch is a fresh read.
+    this.memberRangeStmt = db
+      .prepare(`SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+        WHERE l.team_id = ? AND l.member_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
+        ORDER BY l.epoch, l.seq LIMIT ?`)
+      .raw(true);
+    this.teamRangeStmt = db
+      .prepare(`SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+        WHERE l.team_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
+        ORDER BY l.epoch, l.seq LIMIT ?`)
+      .raw(true);
+  }
+
+  async lastOfMember(teamId: number, memberId: number): Promise<Lead | null> {
+    const row = this.lastOfMemberStmt.get(teamId, memberId) as LeadRow | undefined;
+    return row === undefined ? null : toLead(row);
+  }
+
+  async lastOfTeam(teamId: number): Promise<Lead | null> {
+    const row = this.lastOfTeamStmt.get(teamId) as LeadRow | undefined;
+    return row === undefined ? null : toLead(row);
+  }
+
+  async lastOfSubteam(teamId: number, subteamId: number): Promise<Lead | null> {
+    const row = this.lastOfSubteamStmt.get(teamId, subteamId) as LeadRow | undefined;
+    return row === undefined ? null : toLead(row);
+  }
+
+  async *range(scope: RangeScope, range: EpochRange, batchSize: number): AsyncIterable<Lead[]> {
+    const end = range.end ?? NO_END;
+    let afterEpoch = range.start;
+    let afterSeq = 0; // seq starts at 1, so (start, 0) admits every lead at `start`
+    for (;;) {
+      const rows = (
+        scope.memberId === undefined
+          ? this.teamRangeStmt.all(scope.teamId, afterEpoch, afterSeq, end, batchSize)
+          : this.memberRangeStmt.all(scope.teamId, scope.memberId, afterEpoch, afterSeq, end, batchSize)
+      ) as LeadRow[];
+      if (rows.length === 0) return;
+      const batch = rows.map(toLead);
+      const last = batch[batch.length - 1]!;
+      afterEpoch = last.epoch;
+      afterSeq = last.seq;
+      yield batch;
+      if (rows.length < batchSize) return;
+      // better-sqlite3 is synchronous: give other requests their turn between batches.
+      await yieldToEventLoop();
+    }
+  }
+}

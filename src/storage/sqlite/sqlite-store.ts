@@ -1,0 +1,99 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import type { ImportWriter, MigrationReport, Store } from '../store.js';
+import { LATEST_VERSION, MigrationError, migrate } from './migrations.js';
+import { SqliteDirectoryStore } from './sqlite-directory.js';
+import { SqliteImportWriter } from './sqlite-import.js';
+import { SqliteKeyStore } from './sqlite-keys.js';
+import { SqliteLeadStore } from './sqlite-leads.js';
+
+/**
+ * The embedded store: one SQLite file, WAL so readers never wait for the writer, prepared
+ * statements for everything on a request path.
+ */
+export class SqliteStore implements Store {
+  readonly engine = 'sqlite' as const;
+  private leadStore?: SqliteLeadStore;
+  private directoryStore?: SqliteDirectoryStore;
+  private keyStore?: SqliteKeyStore;
+
+  private constructor(private readonly db: Database.Database) {}
+
+  /** Opens (creating if needed) the file. Call `migrate()` before using the stores. */
+  static open(path: string): SqliteStore {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    const db = new Database(path);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    return new SqliteStore(db);
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('SELECT 1').get();
+  }
+
+  async migrate(): Promise<MigrationReport> {
+    return migrate(this.db);
+  }
+
+  private ready(): void {
+    const row = this.db
+      .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+      .get() as { n: number };
+    const version =
+      row.n === 0
+        ? 0
+        : ((this.db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null })
+            .v ?? 0);
+    if (version !== LATEST_VERSION) {
+      throw new MigrationError(
+        `store schema is at version ${version}, expected ${LATEST_VERSION}: run leadline migrate`,
+      );
+    }
+  }
+
+  get leads(): SqliteLeadStore {
+    if (this.leadStore === undefined) {
+      this.ready();
+      this.leadStore = new SqliteLeadStore(this.db);
+    }
+    return this.leadStore;
+  }
+
+  get directory(): SqliteDirectoryStore {
+    if (this.directoryStore === undefined) {
+      this.ready();
+      this.directoryStore = new SqliteDirectoryStore(this.db);
+    }
+    return this.directoryStore;
+  }
+
+  get keys(): SqliteKeyStore {
+    if (this.keyStore === undefined) {
+      this.ready();
+      this.keyStore = new SqliteKeyStore(this.db);
+    }
+    return this.keyStore;
+  }
+
+  async importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
+    this.ready();
+    // IMMEDIATE takes the write lock up front, so the storage sequence base cannot move under us.
+    this.db.exec('BEGIN IMMEDIATE');
+    try {
+      const result = await work(new SqliteImportWriter(this.db));
+      this.db.exec('COMMIT');
+      return result;
+    } catch (err) {
+      if (this.db.inTransaction) this.db.exec('ROLLBACK');
+      throw err;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.db.open) this.db.close();
+  }
+}

@@ -1,0 +1,151 @@
+import type { Member, Role, Subteam, Team } from '../domain/directory.js';
+import type { Lead, LeadKind } from '../domain/lead.js';
+
+/**
+ * The store interfaces the rest of the code depends on. Rows stop behind these: callers get
+ * domain objects. Every method is async so engines with network round trips fit the same shape.
+ */
+
+/** Half-open epoch range `start <= epoch < end`; `end: null` means no upper bound. */
+export interface EpochRange {
+  start: number;
+  end: number | null;
+}
+
+/** Whose leads a range covers: a member's own, or a whole team's. */
+export interface RangeScope {
+  teamId: number;
+  memberId?: number;
+}
+
+export interface LeadStore {
+  lastOfMember(teamId: number, memberId: number): Promise<Lead | null>;
+  lastOfTeam(teamId: number): Promise<Lead | null>;
+  /** Last lead of the subteam's current members; the caller has checked the subteam exists. */
+  lastOfSubteam(teamId: number, subteamId: number): Promise<Lead | null>;
+  /**
+   * Leads in ascending (epoch, storage order), in batches of at most `batchSize`. Each batch is
+   * a separate keyset read, so nothing is held open between batches and other work can run.
+   */
+  range(scope: RangeScope, range: EpochRange, batchSize: number): AsyncIterable<Lead[]>;
+}
+
+export interface SubteamAccess {
+  /** Whether the member asking administers this subteam. */
+  memberIsAdmin: boolean;
+}
+
+export interface DirectoryStore {
+  /** The subteam as seen from `teamId`: `null` when it does not exist or belongs to another team. */
+  subteamAccess(teamId: number, subteamId: number, memberId: number): Promise<SubteamAccess | null>;
+  /** A member by numeric id or by e-mail. */
+  findMember(ref: number | string): Promise<Member | null>;
+  /** Number of leads in the store (for "is this store empty?"). */
+  leadCount(): Promise<number>;
+}
+
+export interface ApiKey {
+  id: number;
+  memberId: number;
+  teamId: number;
+  display: string;
+  label: string | null;
+  createdAt: number;
+  expiresAt: number | null;
+  revokedAt: number | null;
+  legacyV1: boolean;
+}
+
+/** A stored key with what authentication needs: its hash and its member's role. */
+export interface StoredKey extends ApiKey {
+  hash: Buffer;
+  role: Role;
+}
+
+export interface NewApiKey {
+  memberId: number;
+  display: string;
+  hash: Buffer;
+  label: string | null;
+  createdAt: number;
+  expiresAt: number | null;
+  legacyV1: boolean;
+}
+
+export interface KeyStore {
+  create(key: NewApiKey): Promise<ApiKey>;
+  list(memberId?: number): Promise<ApiKey[]>;
+  /** Marks the key revoked; false when no such key (or already revoked). */
+  revoke(id: number, at: number): Promise<boolean>;
+  /** Keys whose display prefix matches; the caller compares hashes in constant time. */
+  findByDisplay(display: string): Promise<StoredKey[]>;
+}
+
+/** What an import needs to know about a lead's collector. */
+export interface Collector {
+  teamId: number;
+  email: string;
+  pid: string | null;
+  timeZone: string;
+}
+
+/** A lead ready to store, with its position in the import (storage order). */
+export interface NewLead {
+  ordinal: number;
+  teamId: number;
+  memberId: number;
+  id: string;
+  epoch: number;
+  time: string;
+  userPid: string;
+  kind: LeadKind;
+  locationShared: boolean;
+  lat: string | null;
+  long: string | null;
+  fields: string;
+}
+
+/** A record put aside until the records it references have been seen. */
+export interface StagedRecord {
+  ordinal: number;
+  /** Where the record came from, as `file:line`. */
+  source: string;
+  text: string;
+}
+
+/**
+ * One atomic import. Everything written through it becomes visible together on commit, or not
+ * at all. Implementations hold one transaction for its whole life.
+ */
+export interface ImportWriter {
+  upsertTeam(team: Team): Promise<void>;
+  upsertMember(member: Member): Promise<void>;
+  upsertSubteam(subteam: Subteam): Promise<void>;
+  team(id: number): Promise<Team | null>;
+  member(id: number): Promise<Member | null>;
+  collector(memberId: number): Promise<Collector | null>;
+  /** Stores leads; returns how many were new (the rest replaced an identical-identity lead). */
+  insertLeads(leads: NewLead[]): Promise<number>;
+  stage(record: StagedRecord): Promise<void>;
+  staged(): AsyncIterable<StagedRecord[]>;
+}
+
+export interface MigrationReport {
+  from: number;
+  to: number;
+  applied: string[];
+}
+
+export interface Store {
+  readonly engine: 'sqlite' | 'postgres';
+  readonly leads: LeadStore;
+  readonly directory: DirectoryStore;
+  readonly keys: KeyStore;
+  /** Cheapest round trip to the store; throws when it cannot be reached. */
+  ping(): Promise<void>;
+  /** Brings the schema up to date; throws (naming the migration) when one fails. */
+  migrate(): Promise<MigrationReport>;
+  /** Runs `work` inside one transaction: commit when it resolves, roll back when it throws. */
+  importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
