@@ -19,7 +19,7 @@ export interface Config {
 export class ConfigError extends Error {
   override name = 'ConfigError';
   constructor(readonly problems: string[]) {
-    super(`invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    super(`invalid configuration: ${problems.join('; ')}`);
   }
 }
 

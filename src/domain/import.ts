@@ -7,7 +7,7 @@ import { LeadRecord, MemberRecord, SubteamRecord, TeamRecord } from '../schemas/
 import type { Collector, ImportWriter, NewLead, Store } from '../storage/store.js';
 import type { Subteam } from './directory.js';
 import { COLUMN_MEMBERS } from './lead.js';
-import { isTimeZone, timeLabel } from './time-label.js';
+import { canonicalTimeZone, timeLabel } from './time-label.js';
 
 /** A bad record: reported as `file:line: reason`, and the whole import is rolled back. */
 export class ImportError extends Error {
@@ -98,6 +98,10 @@ function toNewLead(rec: LeadInput, collector: Collector, ordinal: number, source
   if (userPid === null) {
     throw new ImportError(source, `userPid is missing and member ${rec.userId} has no pid`);
   }
+  if (rec.lat !== undefined && Math.abs(Number(rec.lat)) > 90)
+    throw new ImportError(source, 'lat must be within ±90');
+  if (rec.long !== undefined && Math.abs(Number(rec.long)) > 180)
+    throw new ImportError(source, 'long must be within ±180');
   const isLead = rec.isLead === true;
   const isScan = rec.isScan === true;
   if (isLead === isScan) {
@@ -152,9 +156,10 @@ class Importer {
     switch (rec.type) {
       case 'team': {
         const t = validate(checkTeam, rec, source);
-        const timeZone = t.timeZone ?? 'UTC';
-        if (!isTimeZone(timeZone))
-          throw new ImportError(source, `timeZone ${JSON.stringify(timeZone)} is not an IANA time zone`);
+        const timeZone = canonicalTimeZone(t.timeZone ?? 'UTC');
+        if (timeZone === null) {
+          throw new ImportError(source, `timeZone ${JSON.stringify(t.timeZone)} is not an IANA time zone`);
+        }
         await this.writer.upsertTeam({ id: t.id, name: t.name, timeZone });
         this.collectors.clear();
         this.summary.teams++;
@@ -300,9 +305,9 @@ export async function importRecords(
           await importer.record(line, `${src.name}:${lineNo}`);
         }
       } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== undefined && !(err instanceof ImportError)) {
-          throw new ImportError(src.name, (err as Error).message);
-        }
+        // A file that cannot be read is the operator's to fix; anything else is not theirs.
+        if ((err as NodeJS.ErrnoException).syscall !== undefined)
+          throw new ImportError(src.name, 'cannot read the file');
         throw err;
       } finally {
         lines.close();

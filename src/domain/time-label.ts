@@ -22,13 +22,12 @@ function formatterFor(timeZone: string): Intl.DateTimeFormat {
   return f;
 }
 
-/** True when `timeZone` is an IANA name this runtime knows. */
-export function isTimeZone(timeZone: string): boolean {
+/** The canonical spelling of an IANA time zone name (`europe/berlin` → `Europe/Berlin`), or null. */
+export function canonicalTimeZone(timeZone: string): string | null {
   try {
-    formatterFor(timeZone);
-    return true;
+    return formatterFor(timeZone).resolvedOptions().timeZone;
   } catch {
-    return false;
+    return null;
   }
 }
 

@@ -10,7 +10,7 @@ const KEY_PARAMS = new Set(['key', 'apikey', 'api_key', 'api-key', 'token', 'acc
 function keyInQuery(query: unknown): boolean {
   if (typeof query !== 'object' || query === null) return false;
   for (const [name, value] of Object.entries(query)) {
-    if (KEY_PARAMS.has(name.toLowerCase())) return true;
+    if (KEY_PARAMS.has(name.toLowerCase()) || name.includes(KEY_PREFIX)) return true;
     const values = Array.isArray(value) ? value : [value];
     if (values.some((v) => typeof v === 'string' && v.includes(KEY_PREFIX))) return true;
   }

@@ -3,8 +3,8 @@ import { V1LeadOptionalMembers } from './v1-lead.js';
 
 /** NDJSON import records (import-format.md). Unknown members are refused, so typos surface. */
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
-/** The ECMAScript Date range, the widest an epoch in milliseconds can mean. */
-const Epoch = Type.Integer({ minimum: -8_640_000_000_000_000, maximum: 8_640_000_000_000_000 });
+/** From the Unix epoch to the end of the ECMAScript Date range: the epochs a v1 range can name (C3). */
+const Epoch = Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000 });
 
 export const TeamRecord = Type.Object(
   {
@@ -44,7 +44,7 @@ export const SubteamRecord = Type.Object(
 export const LeadRecord = Type.Object(
   {
     type: Type.Literal('lead'),
-    id: Type.String(),
+    id: Type.String({ minLength: 1 }),
     epoch: Epoch,
     userId: Id,
     time: Type.Optional(Type.String()),

@@ -40,8 +40,10 @@ export interface DirectoryStore {
   subteamAccess(teamId: number, subteamId: number, memberId: number): Promise<SubteamAccess | null>;
   /** A member by numeric id or by e-mail. */
   findMember(ref: number | string): Promise<Member | null>;
-  /** Number of leads in the store (for "is this store empty?"). */
-  leadCount(): Promise<number>;
+  /** Whether the store holds no lead at all (`npm start` seeds a demo then). */
+  isEmpty(): Promise<boolean>;
+  /** Highest team, member and subteam ids in use (0 when none), so generated data can follow them. */
+  maxIds(): Promise<{ team: number; member: number; subteam: number }>;
 }
 
 export interface ApiKey {

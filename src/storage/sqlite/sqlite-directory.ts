@@ -19,7 +19,8 @@ export class SqliteDirectoryStore implements DirectoryStore {
   private readonly subteamStmt: Database.Statement;
   private readonly memberByIdStmt: Database.Statement;
   private readonly memberByEmailStmt: Database.Statement;
-  private readonly leadCountStmt: Database.Statement;
+  private readonly anyLeadStmt: Database.Statement;
+  private readonly maxIdsStmt: Database.Statement;
 
   constructor(db: Database.Database) {
     this.subteamStmt = db.prepare(`SELECT s.id,
@@ -30,7 +31,9 @@ export class SqliteDirectoryStore implements DirectoryStore {
     this.memberByEmailStmt = db.prepare(
       'SELECT id, team_id, email, name, role, pid FROM members WHERE email = ?',
     );
-    this.leadCountStmt = db.prepare('SELECT count(*) AS n FROM leads');
+    this.anyLeadStmt = db.prepare('SELECT EXISTS (SELECT 1 FROM leads) AS any');
+    this.maxIdsStmt = db.prepare(`SELECT (SELECT coalesce(max(id), 0) FROM teams) AS team,
+      (SELECT coalesce(max(id), 0) FROM members) AS member, (SELECT coalesce(max(id), 0) FROM subteams) AS subteam`);
   }
 
   async subteamAccess(teamId: number, subteamId: number, memberId: number): Promise<SubteamAccess | null> {
@@ -45,7 +48,11 @@ export class SqliteDirectoryStore implements DirectoryStore {
     return row === undefined ? null : toMember(row);
   }
 
-  async leadCount(): Promise<number> {
-    return (this.leadCountStmt.get() as { n: number }).n;
+  async isEmpty(): Promise<boolean> {
+    return (this.anyLeadStmt.get() as { any: number }).any === 0;
+  }
+
+  async maxIds(): Promise<{ team: number; member: number; subteam: number }> {
+    return this.maxIdsStmt.get() as { team: number; member: number; subteam: number };
   }
 }

@@ -1,0 +1,66 @@
+import { statSync } from 'node:fs';
+import cliProgress from 'cli-progress';
+import type { Command } from 'commander';
+import { fileSource, ImportError, importRecords } from '../domain/import.js';
+import type { CommandContext } from './context.js';
+
+/** A progress bar on stderr, only when stderr is a terminal (import-format.md: "progress on a terminal"). */
+function progressBar(paths: string[]): { update(bytes: number): void; stop(): void } | null {
+  if (!process.stderr.isTTY) return null;
+  let total = 0;
+  for (const p of paths) {
+    if (p === '-') return null;
+    try {
+      total += statSync(p).size;
+    } catch {
+      return null; // the import itself reports the missing file
+    }
+  }
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: process.stderr,
+      format: 'importing [{bar}] {percentage}% | {value}/{total} MB',
+      hideCursor: true,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  const mb = (b: number) => Math.round(b / 1e5) / 10;
+  bar.start(mb(total), 0);
+  return { update: (bytes) => bar.update(Math.min(mb(bytes), mb(total))), stop: () => bar.stop() };
+}
+
+/** `leadline import <file…>`: all files in one transaction; `-` reads standard input. */
+export function registerImportCommand(program: Command, withContext: CommandContext): void {
+  program
+    .command('import')
+    .description('load NDJSON records (teams, members, subteams, leads) atomically')
+    .argument('<file...>', 'NDJSON files; - for standard input')
+    .action((files: string[]) =>
+      withContext(async ({ store, out }) => {
+        for (const f of files) {
+          if (f !== '-') {
+            try {
+              statSync(f);
+            } catch {
+              throw new ImportError(f, 'cannot read the file');
+            }
+          }
+        }
+        const bar = out.json ? null : progressBar(files);
+        let summary: Awaited<ReturnType<typeof importRecords>>;
+        try {
+          summary = await importRecords(
+            store,
+            files.map((f) => fileSource(f)),
+            { onProgress: (bytes) => bar?.update(bytes) },
+          );
+        } finally {
+          bar?.stop();
+        }
+        out.result(
+          { files, ...summary },
+          `imported ${summary.leads} leads (${summary.newLeads} new), ${summary.teams} teams, ${summary.members} members, ${summary.subteams} subteams`,
+        );
+      }),
+    );
+}

@@ -1,0 +1,40 @@
+import { Command } from 'commander';
+import { contextFor } from './context.js';
+import { registerImportCommand } from './import.js';
+import { registerKeyCommands } from './keys.js';
+import { registerSeedCommand } from './seed.js';
+import { registerServeCommand } from './serve.js';
+
+/** The `leadline` command (import-format.md): thin shells over the same services the API uses. */
+const program = new Command('leadline')
+  .description('leadline: a lead service with the v1 lead retrieval interface')
+  .option('--db <path>', 'embedded store file (default ./data/leadline.db)')
+  .option('--database-url <url>', 'PostgreSQL URL (default DATABASE_URL)')
+  .option('--json', 'print exactly one JSON document on stdout')
+  .showHelpAfterError();
+
+const withContext = contextFor(program);
+
+registerServeCommand(program);
+program
+  .command('migrate')
+  .description("bring the store's schema up to date")
+  .action(() =>
+    withContext(
+      async ({ store, out }) => {
+        const report = await store.migrate();
+        out.result(
+          report,
+          report.applied.length === 0
+            ? `schema is up to date (version ${report.to})`
+            : `migrated from ${report.from} to ${report.to}: ${report.applied.join(', ')}`,
+        );
+      },
+      { migrate: false },
+    ),
+  );
+registerImportCommand(program, withContext);
+registerSeedCommand(program, withContext);
+registerKeyCommands(program, withContext);
+
+await program.parseAsync(process.argv);

@@ -1,0 +1,51 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../src/app.js';
+import { type Config, loadConfig } from '../src/config.js';
+import { type ImportSummary, importRecords } from '../src/domain/import.js';
+import { type CreateKeyInput, createKey } from '../src/domain/keys.js';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../src/storage/store.js';
+
+/** A fresh, migrated store in its own temporary directory; `cleanup` removes both. */
+export async function makeStore(): Promise<{ store: Store; path: string; cleanup: () => Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'leadline-test-'));
+  const path = join(dir, 'leadline.db');
+  const store = SqliteStore.open(path);
+  await store.migrate();
+  return {
+    store,
+    path,
+    cleanup: async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Imports records (objects, one per NDJSON line) as if they came from a file named `name`. */
+export async function load(store: Store, records: object[], name = 'fixture.ndjson'): Promise<ImportSummary> {
+  const text = records.map((r) => JSON.stringify(r)).join('\n');
+  return importRecords(store, [{ name, open: () => Readable.from([text]) }]);
+}
+
+export async function keyFor(store: Store, input: CreateKeyInput | number | string): Promise<string> {
+  const created = await createKey(store, typeof input === 'object' ? input : { member: input });
+  return created.key;
+}
+
+export function testConfig(env: Record<string, string> = {}): Config {
+  return loadConfig({ LEADLINE_RATE_LIMIT: '100000', ...env });
+}
+
+export async function makeApp(store: Store, env: Record<string, string> = {}): Promise<FastifyInstance> {
+  return buildApp({ config: testConfig(env), store });
+}
+
+/** Authorization header for a key. */
+export function auth(key: string): { authorization: string } {
+  return { authorization: `Bearer ${key}` };
+}

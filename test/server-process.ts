@@ -1,0 +1,67 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+
+export const BIN = fileURLToPath(new URL('../bin/leadline.js', import.meta.url));
+
+export interface ServerProcess {
+  child: ChildProcess;
+  url: string;
+  /** Lines the server wrote to stdout (its JSON log). */
+  logs: string[];
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+/**
+ * Starts `leadline serve` on a free port as its own process, and waits until it listens (read
+ * from its info-level log line, so LOG_LEVEL must stay at info or below).
+ */
+export async function startServerProcess(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<ServerProcess> {
+  const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0'], {
+    env: { ...process.env, LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const logs: string[] = [];
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    let buffered = '';
+    child.stdout?.on('data', (d: Buffer) => {
+      buffered += d.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        logs.push(line);
+        const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
+        if (m?.[1] !== undefined) resolve(m[1]);
+      }
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code} before listening: ${stderr}`)));
+    setTimeout(
+      () => reject(new Error(`server did not report listening within 30 s: ${stderr}`)),
+      30_000,
+    ).unref();
+  });
+  return {
+    child,
+    url,
+    logs,
+    async stop(signal = 'SIGTERM') {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill(signal);
+      const [code] = (await once(child, 'exit')) as [number | null];
+      return code;
+    },
+  };
+}
+
+/** Resident set size of a process in bytes, from /proc. */
+export function rssOf(pid: number, read: (path: string) => string): number {
+  const m = /VmRSS:\s+(\d+) kB/.exec(read(`/proc/${pid}/status`));
+  return m?.[1] === undefined ? 0 : Number(m[1]) * 1024;
+}
