@@ -1,0 +1,66 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+describe('configuration (issue 2 §7)', () => {
+  test('defaults', () => {
+    const c = loadConfig({});
+    assert.equal(c.port, 3000);
+    assert.equal(c.host, '127.0.0.1');
+    assert.equal(c.dbPath, './data/leadline.db');
+    assert.equal(c.databaseUrl, null);
+    assert.equal(c.v1.deprecatedAt, Date.parse('2026-01-01T00:00:00Z'));
+    assert.equal(c.v1.frozenAt, c.v1.deprecatedAt);
+    assert.equal(c.v1.sunsetAt, null);
+    assert.deepEqual(c.rateLimit, { limit: 600, windowSeconds: 60 });
+  });
+
+  test('flags win over the environment', () => {
+    const c = loadConfig({ PORT: '4000', HOST: '0.0.0.0' }, { port: 5000, dbPath: 'x.db' });
+    assert.equal(c.port, 5000);
+    assert.equal(c.host, '0.0.0.0');
+    assert.equal(c.dbPath, 'x.db');
+  });
+
+  test('every bad variable is listed at once', () => {
+    try {
+      loadConfig({
+        PORT: '70000',
+        LOG_LEVEL: 'chatty',
+        DATABASE_URL: 'mysql://x',
+        LEADLINE_RATE_LIMIT: '0',
+        LEADLINE_V1_DEPRECATED_AT: '01/01/2026',
+        LEADLINE_V1_SUNSET_AT: 'soon',
+      });
+      assert.fail('expected a ConfigError');
+    } catch (err) {
+      assert.ok(err instanceof ConfigError);
+      const named = err.problems.map((p) => p.split(/[=:]/)[0]);
+      assert.deepEqual(named.sort(), [
+        'DATABASE_URL',
+        'LEADLINE_RATE_LIMIT',
+        'LEADLINE_V1_DEPRECATED_AT',
+        'LEADLINE_V1_SUNSET_AT',
+        'LOG_LEVEL',
+        'PORT',
+      ]);
+    }
+  });
+
+  test('sunset not before deprecation; times need an offset', () => {
+    assert.throws(
+      () =>
+        loadConfig({
+          LEADLINE_V1_DEPRECATED_AT: '2026-06-01T00:00:00Z',
+          LEADLINE_V1_SUNSET_AT: '2026-05-01T00:00:00Z',
+        }),
+      /sunset cannot come before/,
+    );
+    assert.throws(
+      () => loadConfig({ LEADLINE_V1_SUNSET_AT: '2027-01-01T00:00:00' }),
+      /LEADLINE_V1_SUNSET_AT/,
+    );
+    const c = loadConfig({ LEADLINE_V1_SUNSET_AT: '2027-01-01T00:00:00+02:00' });
+    assert.equal(c.v1.sunsetAt, Date.parse('2026-12-31T22:00:00Z'));
+  });
+});

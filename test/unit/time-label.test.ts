@@ -1,0 +1,27 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { canonicalTimeZone, timeLabel } from '../../src/domain/time-label.js';
+
+describe('time label (C1)', () => {
+  test('YYYY-MM-DD HH:mm:ss in the team time zone, daylight saving included', () => {
+    const winter = Date.UTC(2026, 0, 15, 12, 0, 0);
+    const summer = Date.UTC(2026, 6, 15, 12, 0, 0);
+    assert.equal(timeLabel(winter, 'UTC'), '2026-01-15 12:00:00');
+    assert.equal(timeLabel(winter, 'Europe/Berlin'), '2026-01-15 13:00:00');
+    assert.equal(timeLabel(summer, 'Europe/Berlin'), '2026-07-15 14:00:00');
+    assert.equal(timeLabel(summer, 'America/Los_Angeles'), '2026-07-15 05:00:00');
+    assert.equal(timeLabel(Date.UTC(2026, 0, 1, 0, 0, 0), 'Asia/Tokyo'), '2026-01-01 09:00:00');
+    assert.equal(timeLabel(Date.UTC(2025, 11, 31, 23, 59, 59), 'UTC'), '2025-12-31 23:59:59');
+    assert.equal(timeLabel(0, 'UTC'), '1970-01-01 00:00:00');
+  });
+
+  test('midnight is 00, never 24', () => {
+    assert.equal(timeLabel(Date.UTC(2026, 2, 1, 0, 0, 0), 'UTC'), '2026-03-01 00:00:00');
+  });
+
+  test('time zones: canonical spelling, unknown refused', () => {
+    assert.equal(canonicalTimeZone('europe/berlin'), 'Europe/Berlin');
+    assert.equal(canonicalTimeZone('UTC'), 'UTC');
+    assert.equal(canonicalTimeZone('Mars/Olympus'), null);
+  });
+});
