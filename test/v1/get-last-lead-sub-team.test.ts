@@ -2,24 +2,26 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { makeApp } from '../helpers.js';
+import { commonV1Suite } from './common-suite.js';
 import {
-  assertInvalidParams,
-  assertLeads,
-  assertProblem,
-  BAD_SUBTEAM_QUERIES,
   BERLIN,
   BERLIN_TIE,
   buildFixture,
-  call,
-  commonV1Suite,
   type Fixture,
   importMore,
   LA,
   Model,
   PLAIN,
   SUB,
-  V1,
 } from './fixtures.js';
+import {
+  assertInvalidParams,
+  assertLeads,
+  assertProblem,
+  BAD_SUBTEAM_QUERIES,
+  call,
+  V1,
+} from './http-assert.js';
 
 const PATH = `${V1}getLastLeadSubTeam`;
 const at = (subteamId: number | string) => `${PATH}?subTeamId=${subteamId}`;

@@ -2,23 +2,19 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { makeApp } from '../helpers.js';
+import { commonV1Suite } from './common-suite.js';
 import {
-  assertLeads,
-  assertProblem,
-  assertRateLimitFields,
   BERLIN,
   BERLIN_TOP,
   buildFixture,
-  call,
-  commonV1Suite,
   EMPTY,
   type Fixture,
   importMore,
   LA,
   Model,
   PLAIN,
-  V1,
 } from './fixtures.js';
+import { assertLeads, assertProblem, assertRateLimitFields, call, V1 } from './http-assert.js';
 
 const PATH = `${V1}getLastLeadTeam`;
 

@@ -2,21 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { makeApp } from '../helpers.js';
-import {
-  assertLeads,
-  assertProblem,
-  BERLIN,
-  buildFixture,
-  call,
-  commonV1Suite,
-  EMPTY,
-  type Fixture,
-  importMore,
-  LA,
-  Model,
-  PLAIN,
-  V1,
-} from './fixtures.js';
+import { commonV1Suite } from './common-suite.js';
+import { BERLIN, buildFixture, EMPTY, type Fixture, importMore, LA, Model, PLAIN } from './fixtures.js';
+import { assertLeads, assertProblem, call, V1 } from './http-assert.js';
 
 const PATH = `${V1}getLastLead`;
 

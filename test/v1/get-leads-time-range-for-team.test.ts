@@ -2,31 +2,33 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { makeApp } from '../helpers.js';
+import { commonV1Suite } from './common-suite.js';
+import {
+  B,
+  BERLIN,
+  BERLIN_TIE,
+  BERLIN_TOP,
+  buildFixture,
+  bulkRecords,
+  EMPTY,
+  type Fixture,
+  importMore,
+  LA,
+  Model,
+  PLAIN,
+  W,
+} from './fixtures.js';
 import {
   assertConsent,
   assertInvalidParams,
   assertLeads,
   assertProblem,
   assertRateLimitFields,
-  B,
   BAD_RANGE_QUERIES,
-  BERLIN,
-  BERLIN_TIE,
-  BERLIN_TOP,
-  buildFixture,
-  bulkRecords,
   call,
-  commonV1Suite,
-  EMPTY,
-  type Fixture,
   ids,
-  importMore,
-  LA,
-  Model,
-  PLAIN,
   V1,
-  W,
-} from './fixtures.js';
+} from './http-assert.js';
 
 const PATH = `${V1}getLeadsTimeRangeForTeam`;
 const MIN = 60_000;

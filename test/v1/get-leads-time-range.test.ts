@@ -2,25 +2,27 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { makeApp } from '../helpers.js';
+import { commonV1Suite } from './common-suite.js';
 import {
-  assertInvalidParams,
-  assertLeads,
-  assertProblem,
   B,
-  BAD_RANGE_QUERIES,
   BERLIN,
   BERLIN_TIE,
   buildFixture,
   bulkRecords,
-  call,
-  commonV1Suite,
   type Fixture,
-  ids,
   LA,
   Model,
   PLAIN,
-  V1,
 } from './fixtures.js';
+import {
+  assertInvalidParams,
+  assertLeads,
+  assertProblem,
+  BAD_RANGE_QUERIES,
+  call,
+  ids,
+  V1,
+} from './http-assert.js';
 
 const PATH = `${V1}getLeadsTimeRange`;
 const MAX = 8_640_000_000_000_000;

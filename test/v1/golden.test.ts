@@ -3,7 +3,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { makeApp } from '../helpers.js';
-import { B, buildFixture, call, type Fixture, type OpName, type Rec, V1, W } from './fixtures.js';
+import { B, buildFixture, type Fixture, type Rec, W } from './fixtures.js';
+import { call, type OpName, V1 } from './http-assert.js';
 
 /**
  * Golden v1 bodies (C1, C4): the exact bytes of all five operations over a small fixed fixture.

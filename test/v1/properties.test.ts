@@ -3,22 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
 import { makeApp } from '../helpers.js';
-import {
-  assertConsent,
-  assertLeads,
-  assertProblem,
-  B,
-  BERLIN,
-  buildFixture,
-  call,
-  type Fixture,
-  type LeadRec,
-  Model,
-  OP_NAMES,
-  type OpName,
-  SUB,
-  V1,
-} from './fixtures.js';
+import { B, BERLIN, buildFixture, type Fixture, type LeadRec, Model, SUB } from './fixtures.js';
+import { assertConsent, assertLeads, assertProblem, call, OP_NAMES, type OpName, V1 } from './http-assert.js';
 
 const MAX = 8_640_000_000_000_000;
 /** Problem type (its last path segment) per status, as the contract's errors name them. */

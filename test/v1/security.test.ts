@@ -5,21 +5,16 @@ import type { FastifyInstance } from 'fastify';
 import { generateKey, isWellFormedKey } from '../../src/domain/api-key.js';
 import { createKey } from '../../src/domain/keys.js';
 import { makeApp } from '../helpers.js';
+import { BERLIN, buildFixture, type Fixture, LA, PLAIN, SUB } from './fixtures.js';
 import {
   assertLeads,
   assertProblem,
   assertRateLimitFields,
-  BERLIN,
-  buildFixture,
   call,
-  type Fixture,
-  LA,
   OP_NAMES,
   type OpName,
-  PLAIN,
-  SUB,
   V1,
-} from './fixtures.js';
+} from './http-assert.js';
 
 /** A valid query per operation, for a Berlin caller allowed to run it. */
 const VALID_QUERY: Record<OpName, string> = {

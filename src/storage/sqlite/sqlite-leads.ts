@@ -42,6 +42,29 @@ function toLead(r: LeadRow): Lead {
   };
 }
 
+/** The read queries, exported so a test can check each one's plan is an index walk. */
+export const LEAD_QUERIES = {
+  lastOfMember: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+    WHERE l.team_id = ? AND l.member_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+  lastOfTeam: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+    WHERE l.team_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+  // One index seek per current member of the subteam, never a walk over the team's leads.
+  lastOfSubteam: `SELECT ${LEAD_COLUMNS} FROM subteam_members sm
+    JOIN leads l ON l.seq = (
+      SELECT l2.seq FROM leads l2 WHERE l2.team_id = ? AND l2.member_id = sm.member_id
+      ORDER BY l2.epoch DESC, l2.seq DESC LIMIT 1)
+    JOIN members m ON m.id = l.member_id
+    WHERE sm.subteam_id = ? AND sm.is_member = 1
+    ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+  // Keyset pages: (epoch, seq) strictly after the last row sent, so each batch is a fresh read.
+  memberRange: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+    WHERE l.team_id = ? AND l.member_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
+    ORDER BY l.epoch, l.seq LIMIT ?`,
+  teamRange: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+    WHERE l.team_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
+    ORDER BY l.epoch, l.seq LIMIT ?`,
+};
+
 export class SqliteLeadStore implements LeadStore {
   private readonly lastOfMemberStmt: Database.Statement;
   private readonly lastOfTeamStmt: Database.Statement;
@@ -50,35 +73,11 @@ export class SqliteLeadStore implements LeadStore {
   private readonly teamRangeStmt: Database.Statement;
 
   constructor(db: Database.Database) {
-    this.lastOfMemberStmt = db
-      .prepare(`SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
-        WHERE l.team_id = ? AND l.member_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`)
-      .raw(true);
-    this.lastOfTeamStmt = db
-      .prepare(`SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
-        WHERE l.team_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`)
-      .raw(true);
-    // One index seek per current member of the subteam, never a walk over the team's leads.
-    this.lastOfSubteamStmt = db
-      .prepare(`SELECT ${LEAD_COLUMNS} FROM subteam_members sm
-        JOIN leads l ON l.seq = (
-          SELECT l2.seq FROM leads l2 WHERE l2.team_id = ? AND l2.member_id = sm.member_id
-          ORDER BY l2.epoch DESC, l2.seq DESC LIMIT 1)
-        JOIN members m ON m.id = l.member_id
-        WHERE sm.subteam_id = ? AND sm.is_member = 1
-        ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`)
-      .raw(true);
-    // Keyset pages: (epoch, seq) strictly after the last row sent, so each batch is a fresh read.
-    this.memberRangeStmt = db
-      .prepare(`SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
-        WHERE l.team_id = ? AND l.member_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
-        ORDER BY l.epoch, l.seq LIMIT ?`)
-      .raw(true);
-    this.teamRangeStmt = db
-      .prepare(`SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
-        WHERE l.team_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
-        ORDER BY l.epoch, l.seq LIMIT ?`)
-      .raw(true);
+    this.lastOfMemberStmt = db.prepare(LEAD_QUERIES.lastOfMember).raw(true);
+    this.lastOfTeamStmt = db.prepare(LEAD_QUERIES.lastOfTeam).raw(true);
+    this.lastOfSubteamStmt = db.prepare(LEAD_QUERIES.lastOfSubteam).raw(true);
+    this.memberRangeStmt = db.prepare(LEAD_QUERIES.memberRange).raw(true);
+    this.teamRangeStmt = db.prepare(LEAD_QUERIES.teamRange).raw(true);
   }
 
   async lastOfMember(teamId: number, memberId: number): Promise<Lead | null> {

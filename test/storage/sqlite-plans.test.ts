@@ -1,0 +1,61 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { LEAD_QUERIES } from '../../src/storage/sqlite/sqlite-leads.js';
+import { makeStore } from '../helpers.js';
+
+/**
+ * Issue 2 §2: every v1 operation is an index walk — the last lead of a member, a team or a
+ * subteam is found without scanning the team's leads, whatever their number. Checked on the
+ * query plans of the statements the store really prepares.
+ */
+let db: Database.Database;
+let cleanup: () => Promise<void>;
+
+before(async () => {
+  const made = await makeStore();
+  cleanup = made.cleanup;
+  db = new Database(made.path);
+  // Planner statistics as for a large team, so the plans are those a big store would get.
+  db.exec('ANALYZE');
+});
+after(async () => {
+  db.close();
+  await cleanup();
+});
+
+function plan(sql: string): string[] {
+  const params = (sql.match(/\?/g) ?? []).map(() => 1);
+  return (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map(
+    (r) => r.detail,
+  );
+}
+
+describe('SQLite query plans', () => {
+  for (const [name, sql] of Object.entries(LEAD_QUERIES)) {
+    test(`${name}: leads are searched through an index, never scanned or sorted`, () => {
+      const steps = plan(sql);
+      const leadSteps = steps.filter((d) => / (l|l2) /.test(`${d} `));
+      assert.ok(leadSteps.length > 0, steps.join(' | '));
+      for (const d of leadSteps)
+        assert.match(d, /^SEARCH (l|l2) USING (COVERING )?(INDEX|INTEGER PRIMARY KEY)/, d);
+      // The subteam query sorts its candidates, one per member — never the team's leads.
+      if (name !== 'lastOfSubteam')
+        assert.ok(!steps.some((d) => /TEMP B-TREE/.test(d)), `no sort: ${steps.join(' | ')}`);
+      assert.ok(!steps.some((d) => /^SCAN (l|l2|m)\b/.test(d)), steps.join(' | '));
+    });
+  }
+
+  test('lastOfSubteam walks the subteam, one seek per member', () => {
+    const steps = plan(LEAD_QUERIES.lastOfSubteam);
+    assert.ok(
+      steps.some((d) => /SEARCH sm USING PRIMARY KEY \(subteam_id=\?\)/.test(d)),
+      steps.join(' | '),
+    );
+    assert.ok(
+      steps.some((d) =>
+        /SEARCH l2 USING COVERING INDEX leads_member_epoch \(team_id=\? AND member_id=\?\)/.test(d),
+      ),
+    );
+  });
+});

@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { hashKey } from '../../src/domain/api-key.js';
+import type { Lead } from '../../src/domain/lead.js';
+import type { EpochRange, RangeScope, Store } from '../../src/storage/store.js';
+import { load } from '../helpers.js';
+import { enginesUnderTest } from './engines.js';
+
+/** The store interface's promises, one test body per behaviour, run on every engine. */
+const people = [
+  { type: 'team', id: 1, name: 'One' },
+  { type: 'team', id: 2, name: 'Two' },
+  { type: 'member', id: 11, teamId: 1, email: 'a@one.test', role: 'admin', pid: 'p11' },
+  { type: 'member', id: 12, teamId: 1, email: 'b@one.test', pid: 'p12' },
+  { type: 'member', id: 13, teamId: 1, email: 'c@one.test', pid: 'p13' },
+  { type: 'member', id: 21, teamId: 2, email: 'a@two.test', role: 'admin', pid: 'p21' },
+  { type: 'subteam', id: 5, teamId: 1, name: 'B and C', members: [12, 13], admins: [11] },
+  { type: 'subteam', id: 6, teamId: 2, name: 'Other team', members: [21], admins: [21] },
+];
+const lead = (userId: number, id: string, epoch: number) => ({
+  type: 'lead',
+  userId,
+  id,
+  epoch,
+  isLead: true,
+});
+
+async function collect(store: Store, scope: RangeScope, range: EpochRange, batch: number): Promise<Lead[]> {
+  const out: Lead[] = [];
+  for await (const b of store.leads.range(scope, range, batch)) {
+    assert.ok(b.length > 0 && b.length <= batch, 'batches are non-empty and at most batchSize');
+    out.push(...b);
+  }
+  return out;
+}
+
+for (const engine of enginesUnderTest()) {
+  describe(`store contract (${engine.name})`, () => {
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    before(async () => {
+      ({ store, cleanup } = await engine.make());
+      // Ties at epoch 100 across members and batches; team 2's leads share the epochs.
+      const leads = [];
+      for (let i = 0; i < 7; i++) leads.push(lead(12, `b${i}`, 100));
+      leads.push(
+        lead(13, 'c0', 100),
+        lead(11, 'a0', 50),
+        lead(11, 'a1', 300),
+        lead(13, 'c1', 200),
+        lead(21, 'x', 100),
+      );
+      leads.push(lead(21, 'late', 10_000));
+      await load(store, [...people, ...leads]);
+    });
+    after(() => cleanup());
+
+    test('last of a member, a team, a subteam: greatest epoch', async () => {
+      assert.equal((await store.leads.lastOfMember(1, 11))?.id, 'a1');
+      assert.equal((await store.leads.lastOfTeam(1))?.id, 'a1');
+      assert.equal((await store.leads.lastOfSubteam(1, 5))?.id, 'c1');
+      assert.equal(
+        await store.leads.lastOfMember(1, 21),
+        null,
+        "another team's member is not found in team 1",
+      );
+    });
+
+    test('equal epochs: the one stored last', async () => {
+      assert.equal((await store.leads.lastOfMember(1, 12))?.id, 'b6');
+    });
+
+    test('ranges: ascending, storage order on ties, half-open, whatever the batch size', async () => {
+      for (const batch of [1, 2, 3, 1000]) {
+        const all = await collect(store, { teamId: 1 }, { start: 0, end: null }, batch);
+        assert.deepEqual(
+          all.map((l) => l.id),
+          ['a0', 'b0', 'b1', 'b2', 'b3', 'b4', 'b5', 'b6', 'c0', 'c1', 'a1'],
+        );
+        const window = await collect(store, { teamId: 1 }, { start: 100, end: 200 }, batch);
+        assert.equal(window.length, 8);
+        const mine = await collect(store, { teamId: 1, memberId: 12 }, { start: 100, end: 101 }, batch);
+        assert.deepEqual(
+          mine.map((l) => l.id),
+          ['b0', 'b1', 'b2', 'b3', 'b4', 'b5', 'b6'],
+        );
+      }
+      assert.deepEqual(await collect(store, { teamId: 1 }, { start: 100, end: 100 }, 10), []);
+      assert.ok(
+        (await collect(store, { teamId: 2 }, { start: 0, end: null }, 10)).every((l) => l.userId === 21),
+      );
+    });
+
+    test('subteam access: null for another team or no such subteam; admin flag', async () => {
+      assert.deepEqual(await store.directory.subteamAccess(1, 5, 11), { memberIsAdmin: true });
+      assert.deepEqual(await store.directory.subteamAccess(1, 5, 12), { memberIsAdmin: false });
+      assert.equal(await store.directory.subteamAccess(1, 6, 11), null);
+      assert.equal(await store.directory.subteamAccess(1, 999, 11), null);
+    });
+
+    test('members by id or e-mail; emptiness; highest ids', async () => {
+      assert.equal((await store.directory.findMember('b@one.test'))?.id, 12);
+      assert.equal((await store.directory.findMember(21))?.teamId, 2);
+      assert.equal(await store.directory.findMember('nobody@x.test'), null);
+      assert.equal(await store.directory.isEmpty(), false);
+      const max = await store.directory.maxIds();
+      assert.ok(max.team >= 2 && max.member >= 21 && max.subteam >= 6);
+    });
+
+    test('keys: create, find by display, list, revoke once', async () => {
+      const hash = hashKey('llk_contract-test-key');
+      const key = await store.keys.create({
+        memberId: 12,
+        display: 'llk_contract',
+        hash,
+        label: 'crm',
+        createdAt: 1000,
+        expiresAt: null,
+        legacyV1: true,
+      });
+      assert.equal(key.teamId, 1);
+      const found = await store.keys.findByDisplay('llk_contract');
+      assert.equal(found.length, 1);
+      assert.ok(found[0]?.hash.equals(hash));
+      assert.equal(found[0]?.role, 'member');
+      assert.ok((await store.keys.list(12)).some((k) => k.id === key.id && k.legacyV1));
+      assert.equal(await store.keys.revoke(key.id, 2000), true);
+      assert.equal(await store.keys.revoke(key.id, 3000), false);
+      assert.equal((await store.keys.findByDisplay('llk_contract'))[0]?.revokedAt, 2000);
+    });
+
+    test('an import that throws leaves nothing behind', async () => {
+      const before = await collect(store, { teamId: 1 }, { start: 0, end: null }, 100);
+      await assert.rejects(
+        store.importAtomically(async (writer) => {
+          await writer.upsertTeam({ id: 99, name: 'Ghost', timeZone: 'UTC' });
+          await writer.insertLeads([
+            {
+              ordinal: 1,
+              teamId: 1,
+              memberId: 11,
+              id: 'ghost',
+              epoch: 1,
+              time: 't',
+              userPid: 'p',
+              kind: 'connection',
+              locationShared: false,
+              lat: null,
+              long: null,
+              fields: '{}',
+            },
+          ]);
+          throw new Error('boom');
+        }),
+        /boom/,
+      );
+      assert.deepEqual(await collect(store, { teamId: 1 }, { start: 0, end: null }, 100), before);
+      assert.equal((await store.directory.maxIds()).team < 99, true);
+    });
+
+    test('migrate is idempotent', async () => {
+      const again = await store.migrate();
+      assert.deepEqual(again.applied, []);
+      assert.equal(again.from, again.to);
+    });
+  });
+}
