@@ -1,0 +1,43 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import Database from 'better-sqlite3';
+import { LATEST_VERSION, MigrationError, migrate } from '../../src/storage/sqlite/migrations.js';
+import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { makeStore } from '../helpers.js';
+
+/** Issue 2 §2: versioned migrations that fail loudly. */
+describe('SQLite migrations', () => {
+  test('a store newer than this leadline is refused, naming both versions', async () => {
+    const { path, store, cleanup } = await makeStore();
+    await store.close();
+    const db = new Database(path);
+    db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)').run(
+      LATEST_VERSION + 1,
+      'future',
+      0,
+    );
+    assert.throws(
+      () => migrate(db),
+      (err) => err instanceof MigrationError && /newer than this leadline/.test(err.message),
+    );
+    db.close();
+    await cleanup();
+  });
+
+  test('a migration that cannot apply fails with its name and leaves no version behind', () => {
+    const db = new Database(':memory:');
+    db.exec('CREATE TABLE teams (id INTEGER PRIMARY KEY)'); // a clash: migration 1 creates teams
+    assert.throws(
+      () => migrate(db),
+      (err) => err instanceof MigrationError && /migration 1 \(core\) failed/.test(err.message),
+    );
+    assert.deepEqual(db.prepare('SELECT version FROM schema_migrations').all(), []);
+    db.close();
+  });
+
+  test('the stores refuse to work on a schema that is not migrated', async () => {
+    const store = SqliteStore.open(':memory:');
+    assert.throws(() => store.leads, /run leadline migrate/);
+    await store.close();
+  });
+});
