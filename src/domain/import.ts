@@ -87,7 +87,7 @@ function withoutNulls(record: Record<string, unknown>): Record<string, unknown> 
 const NOT_IN_FIELDS = new Set<string>([...COLUMN_MEMBERS, 'type', 'locationShared']);
 
 /** Turns a validated lead record into the row to store, checking it against its collector. */
-function toNewLead(rec: LeadInput, collector: Collector, ordinal: number, source: string): NewLead {
+function toNewLead(rec: LeadInput, collector: Collector, source: string): NewLead {
   if (rec.userEmail !== undefined && rec.userEmail !== collector.email) {
     throw new ImportError(
       source,
@@ -117,7 +117,6 @@ function toNewLead(rec: LeadInput, collector: Collector, ordinal: number, source
   if (isLead) fields.apptoapp ??= false;
   else fields.isRoll ??= false;
   return {
-    ordinal,
     teamId: collector.teamId,
     memberId: rec.userId,
     id: rec.id,
@@ -135,6 +134,8 @@ function toNewLead(rec: LeadInput, collector: Collector, ordinal: number, source
 class Importer {
   readonly summary: ImportSummary = { teams: 0, members: 0, subteams: 0, leads: 0, newLeads: 0 };
   private ordinal = 0;
+  /** Once a lead has to wait for its member, every later lead waits too: storage order is file order. */
+  private staging = false;
   private batch: NewLead[] = [];
   private readonly collectors = new Map<number, Collector>();
   private readonly memberSources = new Map<number, string>();
@@ -204,13 +205,14 @@ class Importer {
         const l = validate(checkLead, rec, source) as LeadInput;
         this.ordinal++;
         this.summary.leads++;
-        const collector = await this.collector(l.userId);
+        const collector = this.staging ? null : await this.collector(l.userId);
         if (collector === null) {
           // Its member (or the member's team) comes later in the import: resolve it at the end.
+          this.staging = true;
           await this.writer.stage({ ordinal: this.ordinal, source, text });
           return;
         }
-        this.batch.push(toNewLead(l, collector, this.ordinal, source));
+        this.batch.push(toNewLead(l, collector, source));
         if (this.batch.length >= LEAD_BATCH) await this.flush();
         return;
       }
@@ -232,7 +234,7 @@ class Importer {
 
   private async flush(): Promise<void> {
     if (this.batch.length === 0) return;
-    this.summary.newLeads += await this.writer.insertLeads(this.batch);
+    await this.writer.insertLeads(this.batch);
     this.batch = [];
   }
 
@@ -269,10 +271,11 @@ class Importer {
               : `team ${member.teamId} of member ${l.userId} is not defined`,
           );
         }
-        this.batch.push(toNewLead(l, collector, r.ordinal, r.source));
+        this.batch.push(toNewLead(l, collector, r.source));
       }
       await this.flush();
     }
+    this.summary.newLeads = await this.writer.finishLeads();
   }
 }
 

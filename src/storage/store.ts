@@ -91,9 +91,8 @@ export interface Collector {
   timeZone: string;
 }
 
-/** A lead ready to store, with its position in the import (storage order). */
+/** A lead ready to store. Leads are stored in the order they are handed over (storage order). */
 export interface NewLead {
-  ordinal: number;
   teamId: number;
   memberId: number;
   id: string;
@@ -126,8 +125,13 @@ export interface ImportWriter {
   team(id: number): Promise<Team | null>;
   member(id: number): Promise<Member | null>;
   collector(memberId: number): Promise<Collector | null>;
-  /** Stores leads; returns how many were new (the rest replaced an identical-identity lead). */
-  insertLeads(leads: NewLead[]): Promise<number>;
+  /**
+   * Stores leads after every lead handed over before, in order. A lead with the identity of a
+   * stored one (member, id, epoch) replaces its values and keeps its place.
+   */
+  insertLeads(leads: NewLead[]): Promise<void>;
+  /** Completes the leads of this import; returns how many were new. */
+  finishLeads(): Promise<number>;
   stage(record: StagedRecord): Promise<void>;
   staged(): AsyncIterable<StagedRecord[]>;
 }

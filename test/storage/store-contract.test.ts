@@ -136,7 +136,6 @@ for (const engine of enginesUnderTest()) {
           await writer.upsertTeam({ id: 99, name: 'Ghost', timeZone: 'UTC' });
           await writer.insertLeads([
             {
-              ordinal: 1,
               teamId: 1,
               memberId: 11,
               id: 'ghost',

@@ -38,12 +38,14 @@ const MIGRATIONS: Migration[] = [
       );
       CREATE INDEX subteams_team ON subteams(team_id, id);
       CREATE TABLE subteam_members (
+        team_id INTEGER NOT NULL,
         subteam_id INTEGER NOT NULL REFERENCES subteams(id) ON DELETE CASCADE,
         member_id INTEGER NOT NULL REFERENCES members(id) DEFERRABLE INITIALLY DEFERRED,
         is_member INTEGER NOT NULL,
         is_admin INTEGER NOT NULL,
-        PRIMARY KEY (subteam_id, member_id)
+        PRIMARY KEY (team_id, subteam_id, member_id)
       ) WITHOUT ROWID;
+      CREATE INDEX subteam_members_subteam ON subteam_members(subteam_id);
       CREATE TABLE leads (
         seq INTEGER PRIMARY KEY,
         team_id INTEGER NOT NULL,

@@ -25,7 +25,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
   constructor(db: Database.Database) {
     this.subteamStmt = db.prepare(`SELECT s.id,
         EXISTS (SELECT 1 FROM subteam_members sm
-                WHERE sm.subteam_id = s.id AND sm.member_id = ? AND sm.is_admin = 1) AS is_admin
+                WHERE sm.team_id = s.team_id AND sm.subteam_id = s.id AND sm.member_id = ? AND sm.is_admin = 1) AS is_admin
       FROM subteams s WHERE s.id = ? AND s.team_id = ?`);
     this.memberByIdStmt = db.prepare('SELECT id, team_id, email, name, role, pid FROM members WHERE id = ?');
     this.memberByEmailStmt = db.prepare(

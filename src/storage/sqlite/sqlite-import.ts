@@ -7,12 +7,12 @@ import { toMember } from './sqlite-directory.js';
 const STAGE_BATCH = 1000;
 
 /**
- * Writes one import inside the transaction the store opened. Storage order is the order of the
- * file: a lead's `seq` is the store's highest `seq` at the start plus its ordinal in the import,
- * so leads that had to wait for their member still take their place in file order.
+ * Writes one import inside the transaction the store opened. A new lead's `seq` is assigned on
+ * insert (the highest so far plus one), so storage order is the order leads are handed over.
  */
 export class SqliteImportWriter implements ImportWriter {
-  private readonly seqBase: number;
+  private maxSeq: number;
+  private newLeads = 0;
   private readonly now = Date.now();
   private readonly stmts;
 
@@ -20,7 +20,7 @@ export class SqliteImportWriter implements ImportWriter {
     db.exec(`CREATE TEMP TABLE IF NOT EXISTS import_staged (
       ordinal INTEGER PRIMARY KEY, source TEXT NOT NULL, text TEXT NOT NULL);
       DELETE FROM temp.import_staged;`);
-    this.seqBase = (db.prepare('SELECT coalesce(max(seq), 0) AS s FROM leads').get() as { s: number }).s;
+    this.maxSeq = (db.prepare('SELECT coalesce(max(seq), 0) AS s FROM leads').get() as { s: number }).s;
     this.stmts = {
       upsertTeam: db.prepare(`INSERT INTO teams (id, name, time_zone) VALUES (?, ?, ?)
         ON CONFLICT (id) DO UPDATE SET name = excluded.name, time_zone = excluded.time_zone`),
@@ -38,12 +38,11 @@ export class SqliteImportWriter implements ImportWriter {
         ON CONFLICT (id) DO UPDATE SET team_id = excluded.team_id, name = excluded.name`),
       clearSubteam: db.prepare('DELETE FROM subteam_members WHERE subteam_id = ?'),
       addSubteamMember: db.prepare(
-        'INSERT INTO subteam_members (subteam_id, member_id, is_member, is_admin) VALUES (?, ?, ?, ?)',
+        'INSERT INTO subteam_members (team_id, subteam_id, member_id, is_member, is_admin) VALUES (?, ?, ?, ?, ?)',
       ),
-      upsertLead:
-        db.prepare(`INSERT INTO leads (seq, team_id, member_id, lead_id, epoch, time, user_pid, kind,
+      upsertLead: db.prepare(`INSERT INTO leads (team_id, member_id, lead_id, epoch, time, user_pid, kind,
           location_shared, lat, long, fields, uuid, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         ON CONFLICT (team_id, member_id, lead_id, epoch) DO UPDATE SET time = excluded.time,
           user_pid = excluded.user_pid, kind = excluded.kind, location_shared = excluded.location_shared,
           lat = excluded.lat, long = excluded.long, fields = excluded.fields
@@ -72,7 +71,7 @@ export class SqliteImportWriter implements ImportWriter {
     const admins = new Set(s.admins);
     const members = new Set(s.members);
     for (const id of new Set([...s.members, ...s.admins])) {
-      this.stmts.addSubteamMember.run(s.id, id, members.has(id) ? 1 : 0, admins.has(id) ? 1 : 0);
+      this.stmts.addSubteamMember.run(s.teamId, s.id, id, members.has(id) ? 1 : 0, admins.has(id) ? 1 : 0);
     }
   }
 
@@ -93,12 +92,9 @@ export class SqliteImportWriter implements ImportWriter {
     return r === undefined ? null : { teamId: r.team_id, email: r.email, pid: r.pid, timeZone: r.time_zone };
   }
 
-  async insertLeads(leads: NewLead[]): Promise<number> {
-    let inserted = 0;
+  async insertLeads(leads: NewLead[]): Promise<void> {
     for (const l of leads) {
-      const seq = this.seqBase + l.ordinal;
-      const row = this.stmts.upsertLead.get(
-        seq,
+      const { seq } = this.stmts.upsertLead.get(
         l.teamId,
         l.memberId,
         l.id,
@@ -113,9 +109,16 @@ export class SqliteImportWriter implements ImportWriter {
         randomUUID(),
         this.now,
       ) as { seq: number };
-      if (row.seq === seq) inserted++;
+      // A replaced lead keeps its old seq; only a new one goes past the highest.
+      if (seq > this.maxSeq) {
+        this.maxSeq = seq;
+        this.newLeads++;
+      }
     }
-    return inserted;
+  }
+
+  async finishLeads(): Promise<number> {
+    return this.newLeads;
   }
 
   async stage(r: StagedRecord): Promise<void> {

@@ -51,10 +51,10 @@ export const LEAD_QUERIES = {
   // One index seek per current member of the subteam, never a walk over the team's leads.
   lastOfSubteam: `SELECT ${LEAD_COLUMNS} FROM subteam_members sm
     JOIN leads l ON l.seq = (
-      SELECT l2.seq FROM leads l2 WHERE l2.team_id = ? AND l2.member_id = sm.member_id
+      SELECT l2.seq FROM leads l2 WHERE l2.team_id = sm.team_id AND l2.member_id = sm.member_id
       ORDER BY l2.epoch DESC, l2.seq DESC LIMIT 1)
     JOIN members m ON m.id = l.member_id
-    WHERE sm.subteam_id = ? AND sm.is_member = 1
+    WHERE sm.team_id = ? AND sm.subteam_id = ? AND sm.is_member = 1
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   // Keyset pages: (epoch, seq) strictly after the last row sent, so each batch is a fresh read.
   memberRange: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
