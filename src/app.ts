@@ -3,9 +3,9 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { AppError } from './domain/errors.js';
+import type { RateLimiter } from './domain/rate-limit.js';
 import { pageRoutes } from './http/pages.js';
 import { errorHandler, sendProblem } from './http/problem.js';
-import { MemoryRateLimiter, type RateLimiter } from './http/rate-limit.js';
 import { v1Routes } from './http/v1/routes.js';
 import type { Store } from './storage/store.js';
 
@@ -58,7 +58,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     config,
     store,
     rateLimiter:
-      deps.rateLimiter ?? new MemoryRateLimiter(config.rateLimit.limit, config.rateLimit.windowSeconds),
+      deps.rateLimiter ?? store.createRateLimiter(config.rateLimit.limit, config.rateLimit.windowSeconds),
     now: deps.now ?? Date.now,
   });
   return app;

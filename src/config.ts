@@ -8,10 +8,16 @@ export interface Config {
   /** Embedded store file, used when `databaseUrl` is not set. */
   dbPath: string;
   databaseUrl: string | null;
+  /** Redis for rate-limit counters shared by instances; without it they live in the store. */
+  redisUrl: string | null;
+  /** Namespace of leadline's keys in Redis. */
+  redisPrefix: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Base of problem type URIs and documentation links. */
   publicUrl: string;
   rateLimit: { limit: number; windowSeconds: number };
+  /** PostgreSQL pool: bounded size, connect and statement timeouts. */
+  pg: { poolMax: number; connectTimeoutSeconds: number; statementTimeoutMs: number };
   v1: { deprecatedAt: number; frozenAt: number; sunsetAt: number | null };
   shutdownGraceMs: number;
 }
@@ -74,6 +80,9 @@ export function loadConfig(
   if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL: expected a postgres:// or postgresql:// URL');
   }
+  const redisUrl = get('REDIS_URL') ?? null;
+  if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl))
+    problems.push('REDIS_URL: expected a redis:// or rediss:// URL');
   const publicUrl = (get('LEADLINE_PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(publicUrl)) problems.push('LEADLINE_PUBLIC_URL: expected an http(s) URL');
 
@@ -91,11 +100,18 @@ export function loadConfig(
     host: overrides.host ?? get('HOST') ?? '127.0.0.1',
     dbPath: overrides.dbPath ?? get('LEADLINE_DB') ?? './data/leadline.db',
     databaseUrl,
+    redisUrl,
+    redisPrefix: get('LEADLINE_REDIS_PREFIX') ?? 'leadline',
     logLevel: logLevel as Config['logLevel'],
     publicUrl,
     rateLimit: {
       limit: int('LEADLINE_RATE_LIMIT', 600, 1, 1_000_000_000),
       windowSeconds: int('LEADLINE_RATE_WINDOW_SECONDS', 60, 1, 86_400),
+    },
+    pg: {
+      poolMax: int('LEADLINE_PG_POOL_MAX', 10, 1, 1000),
+      connectTimeoutSeconds: int('LEADLINE_PG_CONNECT_TIMEOUT_SECONDS', 10, 1, 600),
+      statementTimeoutMs: int('LEADLINE_PG_STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
     },
     v1: { deprecatedAt, frozenAt, sunsetAt },
     shutdownGraceMs: int('LEADLINE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import type { Config } from './config.js';
+import { RedisRateLimiter } from './storage/redis-rate-limit.js';
 import type { Store } from './storage/store.js';
 
 export interface RunningServer {
@@ -16,7 +17,16 @@ export interface RunningServer {
  * in-flight requests (streams included) finish within the grace period, then close the store.
  */
 export async function startServer(config: Config, store: Store, logger: Logger): Promise<RunningServer> {
-  const app = await buildApp({ config, store, logger });
+  const redis =
+    config.redisUrl === null
+      ? null
+      : new RedisRateLimiter(
+          config.redisUrl,
+          config.rateLimit.limit,
+          config.rateLimit.windowSeconds,
+          config.redisPrefix,
+        );
+  const app = await buildApp({ config, store, logger, ...(redis === null ? {} : { rateLimiter: redis }) });
   const address = await app.listen({ port: config.port, host: config.host });
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
@@ -30,6 +40,7 @@ export async function startServer(config: Config, store: Store, logger: Logger):
         await app.close();
       } finally {
         clearTimeout(force);
+        await redis?.close();
         await store.close();
       }
     })();

@@ -104,8 +104,32 @@ export function errorHandler(publicUrl: string) {
   };
 }
 
-function isStoreUnavailable(err: { code?: string }): boolean {
-  return ['SQLITE_BUSY', 'SQLITE_CANTOPEN', 'SQLITE_IOERR', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT'].some(
-    (c) => err.code?.startsWith(c),
+/**
+ * Failures that mean "the store cannot answer now", not "this request is wrong": SQLite lock
+ * and I/O errors; connection errors of postgres.js; PostgreSQL's connection exceptions (08…),
+ * shutdown and unavailability (57P…), statement timeout (57014) and connection exhaustion (53300).
+ */
+const UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'CONNECT_TIMEOUT',
+  'CONNECTION_CLOSED',
+  'CONNECTION_DESTROYED',
+  'CONNECTION_ENDED',
+  '57014',
+  '53300',
+]);
+
+export function isStoreUnavailable(err: { code?: unknown }): boolean {
+  const code = typeof err.code === 'string' ? err.code : '';
+  return (
+    UNAVAILABLE_CODES.has(code) ||
+    code.startsWith('08') ||
+    code.startsWith('57P') ||
+    code.startsWith('SQLITE_BUSY') ||
+    code.startsWith('SQLITE_IOERR') ||
+    code.startsWith('SQLITE_CANTOPEN')
   );
 }

@@ -1,3 +1,4 @@
+import { DEFAULT_POSTGRES_OPTIONS, type PostgresOptions, PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
 import type { Store } from './store.js';
 
@@ -11,11 +12,15 @@ export class StoreConfigError extends Error {
 }
 
 /** Opens the store the configuration names: PostgreSQL when a database URL is given, else the SQLite file. */
-export async function openStore(location: StoreLocation): Promise<Store> {
+export async function openStore(
+  location: StoreLocation,
+  pg: PostgresOptions = DEFAULT_POSTGRES_OPTIONS,
+): Promise<Store> {
   if (location.databaseUrl !== null) {
-    throw new StoreConfigError(
-      'the PostgreSQL engine is not part of this release yet; use --db <file> (the embedded store) for now',
-    );
+    if (!/^postgres(ql)?:\/\//.test(location.databaseUrl)) {
+      throw new StoreConfigError('the database URL must start with postgres:// or postgresql://');
+    }
+    return PostgresStore.open(location.databaseUrl, pg);
   }
   return SqliteStore.open(location.dbPath);
 }

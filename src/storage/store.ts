@@ -1,5 +1,6 @@
 import type { Member, Role, Subteam, Team } from '../domain/directory.js';
 import type { Lead, LeadKind } from '../domain/lead.js';
+import type { RateLimiter } from '../domain/rate-limit.js';
 
 /**
  * The store interfaces the rest of the code depends on. Rows stop behind these: callers get
@@ -147,6 +148,11 @@ export interface Store {
   readonly leads: LeadStore;
   readonly directory: DirectoryStore;
   readonly keys: KeyStore;
+  /**
+   * Rate-limit counters for this engine: shared by every instance on the store where the engine
+   * is shared (PostgreSQL), in process memory for the embedded store (one instance).
+   */
+  createRateLimiter(limit: number, windowSeconds: number): RateLimiter;
   /** Cheapest round trip to the store; throws when it cannot be reached. */
   ping(): Promise<void>;
   /** Brings the schema up to date; throws (naming the migration) when one fails. */

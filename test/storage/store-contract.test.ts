@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { hashKey } from '../../src/domain/api-key.js';
 import type { Lead } from '../../src/domain/lead.js';
 import type { EpochRange, RangeScope, Store } from '../../src/storage/store.js';
+import { enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load } from '../helpers.js';
-import { enginesUnderTest } from './engines.js';
 
 /** The store interface's promises, one test body per behaviour, run on every engine. */
 const people = [
@@ -35,11 +35,11 @@ async function collect(store: Store, scope: RangeScope, range: EpochRange, batch
 }
 
 for (const engine of enginesUnderTest()) {
-  describe(`store contract (${engine.name})`, () => {
+  describe(`store contract (${engine})`, () => {
     let store: Store;
     let cleanup: () => Promise<void>;
     before(async () => {
-      ({ store, cleanup } = await engine.make());
+      ({ store, cleanup } = await makeEngineStore(engine));
       // Ties at epoch 100 across members and batches; team 2's leads share the epochs.
       const leads = [];
       for (let i = 0; i < 7; i++) leads.push(lead(12, `b${i}`, 100));

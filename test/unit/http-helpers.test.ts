@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { MemoryRateLimiter } from '../../src/domain/rate-limit.js';
 import { etagOf, noneMatch } from '../../src/http/etag.js';
-import { MemoryRateLimiter, rateLimitHeaders } from '../../src/http/rate-limit.js';
+import { rateLimitHeaders } from '../../src/http/rate-limit.js';
 
 describe('ETag (C4)', () => {
   const tag = etagOf('[{"id":"1"}]');

@@ -1,11 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import { AppError } from '../../domain/errors.js';
+import type { RateLimiter } from '../../domain/rate-limit.js';
 import { lastLeadBody } from '../../domain/v1-wire.js';
 import type { Store } from '../../storage/store.js';
 import { authenticate } from '../auth.js';
 import { etagOf, noneMatch } from '../etag.js';
-import { type RateLimiter, rateLimitHeaders } from '../rate-limit.js';
+import { rateLimitHeaders } from '../rate-limit.js';
 import { deprecationHeaders, V1_PREFIX } from './deprecation.js';
 import { getLastLead } from './get-last-lead.js';
 import { getLastLeadSubTeam } from './get-last-lead-sub-team.js';

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { MigrationError } from '../migration-error.js';
 import type { MigrationReport } from '../store.js';
 
 /**
@@ -84,9 +85,7 @@ const MIGRATIONS: Migration[] = [
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
 
-export class MigrationError extends Error {
-  override name = 'MigrationError';
-}
+export { MigrationError };
 
 export function migrate(db: Database.Database): MigrationReport {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -1,6 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { MemoryRateLimiter, type RateLimiter } from '../../domain/rate-limit.js';
 import type { ImportWriter, MigrationReport, Store } from '../store.js';
 import { LATEST_VERSION, MigrationError, migrate } from './migrations.js';
 import { SqliteDirectoryStore } from './sqlite-directory.js';
@@ -29,6 +30,11 @@ export class SqliteStore implements Store {
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     return new SqliteStore(db);
+  }
+
+  /** One process serves an embedded store, so its counters can live in memory. */
+  createRateLimiter(limit: number, windowSeconds: number): RateLimiter {
+    return new MemoryRateLimiter(limit, windowSeconds);
   }
 
   async ping(): Promise<void> {

@@ -1,0 +1,130 @@
+import type { Sql } from 'postgres';
+import { MigrationError } from '../migration-error.js';
+import type { MigrationReport } from '../store.js';
+
+/**
+ * Versioned schema on PostgreSQL. Append only. Laid out for a later distribution by team
+ * (e.g. Citus): `leads`, the one table that grows, has a primary key and every index leading
+ * with `team_id`; the small directory tables (teams, members, subteams, keys) would be
+ * reference tables, replicated to every node. Columns match the SQLite schema name for name.
+ */
+const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+  {
+    version: 1,
+    name: 'core',
+    sql: `
+      CREATE TABLE teams (
+        id bigint PRIMARY KEY,
+        name text NOT NULL,
+        time_zone text NOT NULL DEFAULT 'UTC'
+      );
+      CREATE TABLE members (
+        id bigint PRIMARY KEY,
+        team_id bigint NOT NULL REFERENCES teams(id) DEFERRABLE INITIALLY DEFERRED,
+        email text NOT NULL UNIQUE,
+        name text,
+        role text NOT NULL CHECK (role IN ('admin', 'member')),
+        pid text
+      );
+      CREATE INDEX members_team ON members(team_id, id);
+      CREATE TABLE subteams (
+        id bigint PRIMARY KEY,
+        team_id bigint NOT NULL REFERENCES teams(id) DEFERRABLE INITIALLY DEFERRED,
+        name text NOT NULL
+      );
+      CREATE INDEX subteams_team ON subteams(team_id, id);
+      CREATE TABLE subteam_members (
+        team_id bigint NOT NULL,
+        subteam_id bigint NOT NULL REFERENCES subteams(id) ON DELETE CASCADE DEFERRABLE INITIALLY DEFERRED,
+        member_id bigint NOT NULL REFERENCES members(id) DEFERRABLE INITIALLY DEFERRED,
+        is_member boolean NOT NULL,
+        is_admin boolean NOT NULL,
+        PRIMARY KEY (team_id, subteam_id, member_id)
+      );
+      CREATE INDEX subteam_members_subteam ON subteam_members(subteam_id);
+      CREATE SEQUENCE leads_seq;
+      CREATE TABLE leads (
+        team_id bigint NOT NULL,
+        seq bigint NOT NULL DEFAULT nextval('leads_seq'),
+        member_id bigint NOT NULL REFERENCES members(id) DEFERRABLE INITIALLY DEFERRED,
+        lead_id text NOT NULL,
+        epoch bigint NOT NULL,
+        time text NOT NULL,
+        user_pid text NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('connection', 'scan')),
+        location_shared boolean NOT NULL,
+        lat text,
+        long text,
+        fields text NOT NULL,
+        uuid uuid NOT NULL,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (team_id, seq)
+      );
+      ALTER SEQUENCE leads_seq OWNED BY leads.seq;
+      CREATE UNIQUE INDEX leads_identity ON leads(team_id, member_id, lead_id, epoch);
+      CREATE INDEX leads_member_epoch ON leads(team_id, member_id, epoch, seq);
+      CREATE INDEX leads_team_epoch ON leads(team_id, epoch, seq);
+      CREATE UNIQUE INDEX leads_uuid ON leads(team_id, uuid);
+      CREATE TABLE api_keys (
+        id bigserial PRIMARY KEY,
+        member_id bigint NOT NULL REFERENCES members(id),
+        display text NOT NULL,
+        hash bytea NOT NULL UNIQUE,
+        label text,
+        created_at bigint NOT NULL,
+        expires_at bigint,
+        revoked_at bigint,
+        legacy_v1 boolean NOT NULL DEFAULT false
+      );
+      CREATE INDEX api_keys_display ON api_keys(display);
+      CREATE INDEX api_keys_member ON api_keys(member_id);
+    `,
+  },
+  {
+    version: 2,
+    name: 'rate-limits',
+    // Counters shared by instances. PostgreSQL only: one embedded store serves one process.
+    sql: `
+      CREATE TABLE rate_limits (
+        bucket text NOT NULL,
+        window_start bigint NOT NULL,
+        count integer NOT NULL,
+        PRIMARY KEY (bucket, window_start)
+      );
+    `,
+  },
+];
+
+export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
+
+/** Key of the advisory lock that serialises migrations of several instances starting at once. */
+const MIGRATION_LOCK = 7_471_830_201;
+
+export async function migrate(sql: Sql): Promise<MigrationReport> {
+  return sql.begin(async (tx) => {
+    await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
+    await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version integer PRIMARY KEY, name text NOT NULL, applied_at bigint NOT NULL)`;
+    const [row] = await tx<{ v: number | null }[]>`SELECT max(version) AS v FROM schema_migrations`;
+    const from = row?.v ?? 0;
+    if (from > LATEST_VERSION) {
+      throw new MigrationError(
+        `store schema is at version ${from}, newer than this leadline knows (${LATEST_VERSION}); upgrade leadline`,
+      );
+    }
+    const applied: string[] = [];
+    for (const m of MIGRATIONS) {
+      if (m.version <= from) continue;
+      try {
+        await tx.savepoint(async (sp) => {
+          await sp.unsafe(m.sql);
+          await sp`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${m.version}, ${m.name}, ${Date.now()})`;
+        });
+      } catch (err) {
+        throw new MigrationError(`migration ${m.version} (${m.name}) failed: ${(err as Error).message}`);
+      }
+      applied.push(`${m.version}-${m.name}`);
+    }
+    return { from, to: Math.max(from, LATEST_VERSION), applied };
+  });
+}

@@ -1,0 +1,52 @@
+import type { Sql } from 'postgres';
+import type { Member, Role } from '../../domain/directory.js';
+import type { DirectoryStore, SubteamAccess } from '../store.js';
+
+export interface PgMemberRow {
+  id: number;
+  team_id: number;
+  email: string;
+  name: string | null;
+  role: Role;
+  pid: string | null;
+}
+
+export function pgToMember(r: PgMemberRow): Member {
+  return { id: r.id, teamId: r.team_id, email: r.email, name: r.name, role: r.role, pid: r.pid };
+}
+
+export class PostgresDirectoryStore implements DirectoryStore {
+  constructor(private readonly sql: Sql) {}
+
+  async subteamAccess(teamId: number, subteamId: number, memberId: number): Promise<SubteamAccess | null> {
+    const [row] = await this.sql<{ is_admin: boolean }[]>`SELECT EXISTS (
+        SELECT 1 FROM subteam_members sm WHERE sm.team_id = s.team_id AND sm.subteam_id = s.id
+          AND sm.member_id = ${memberId} AND sm.is_admin) AS is_admin
+      FROM subteams s WHERE s.id = ${subteamId} AND s.team_id = ${teamId}`;
+    return row === undefined ? null : { memberIsAdmin: row.is_admin };
+  }
+
+  async findMember(ref: number | string): Promise<Member | null> {
+    const [row] =
+      typeof ref === 'number'
+        ? await this.sql<
+            PgMemberRow[]
+          >`SELECT id, team_id, email, name, role, pid FROM members WHERE id = ${ref}`
+        : await this.sql<
+            PgMemberRow[]
+          >`SELECT id, team_id, email, name, role, pid FROM members WHERE email = ${ref}`;
+    return row === undefined ? null : pgToMember(row);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    const [row] = await this.sql<{ empty: boolean }[]>`SELECT NOT EXISTS (SELECT 1 FROM leads) AS empty`;
+    return row?.empty ?? true;
+  }
+
+  async maxIds(): Promise<{ team: number; member: number; subteam: number }> {
+    const [row] = await this.sql<{ team: number; member: number; subteam: number }[]>`SELECT
+      (SELECT coalesce(max(id), 0) FROM teams) AS team, (SELECT coalesce(max(id), 0) FROM members) AS member,
+      (SELECT coalesce(max(id), 0) FROM subteams) AS subteam`;
+    return row ?? { team: 0, member: 0, subteam: 0 };
+  }
+}

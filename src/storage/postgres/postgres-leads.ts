@@ -1,0 +1,107 @@
+import type { Sql } from 'postgres';
+import type { Lead, LeadKind } from '../../domain/lead.js';
+import type { EpochRange, LeadStore, RangeScope } from '../store.js';
+
+const NO_END = 8_640_000_000_000_001;
+const LEAD_COLUMNS =
+  'l.seq, l.lead_id, l.epoch, l.time, l.member_id, m.email, l.user_pid, l.kind, l.location_shared, l.lat, l.long, l.fields';
+
+type LeadRow = [
+  number,
+  string,
+  number,
+  string,
+  number,
+  string,
+  string,
+  LeadKind,
+  boolean,
+  string | null,
+  string | null,
+  string,
+];
+
+function toLead(r: LeadRow): Lead {
+  return {
+    seq: r[0],
+    id: r[1],
+    epoch: r[2],
+    time: r[3],
+    userId: r[4],
+    userEmail: r[5],
+    userPid: r[6],
+    kind: r[7],
+    locationShared: r[8],
+    lat: r[9],
+    long: r[10],
+    fields: r[11],
+  };
+}
+
+/** The read queries; the same shapes as on SQLite, every one an index walk leading with team_id. */
+export const PG_LEAD_QUERIES = {
+  lastOfMember: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+    WHERE l.team_id = $1 AND l.member_id = $2 ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+  lastOfTeam: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+    WHERE l.team_id = $1 ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+  // One index seek per current member of the subteam (LATERAL), never a walk over the team's leads.
+  lastOfSubteam: `SELECT ${LEAD_COLUMNS} FROM subteam_members sm
+    CROSS JOIN LATERAL (SELECT * FROM leads l2 WHERE l2.team_id = sm.team_id AND l2.member_id = sm.member_id
+      ORDER BY l2.epoch DESC, l2.seq DESC LIMIT 1) l
+    JOIN members m ON m.id = l.member_id
+    WHERE sm.team_id = $1 AND sm.subteam_id = $2 AND sm.is_member
+    ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+  memberRange: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+    WHERE l.team_id = $1 AND l.member_id = $2 AND (l.epoch, l.seq) > ($3, $4) AND l.epoch < $5
+    ORDER BY l.epoch, l.seq LIMIT $6`,
+  teamRange: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+    WHERE l.team_id = $1 AND (l.epoch, l.seq) > ($2, $3) AND l.epoch < $4
+    ORDER BY l.epoch, l.seq LIMIT $5`,
+};
+
+export class PostgresLeadStore implements LeadStore {
+  constructor(private readonly sql: Sql) {}
+
+  private async one(query: string, params: number[]): Promise<Lead | null> {
+    const rows = (await this.sql.unsafe(query, params, { prepare: true }).values()) as unknown as LeadRow[];
+    return rows[0] === undefined ? null : toLead(rows[0]);
+  }
+
+  lastOfMember(teamId: number, memberId: number): Promise<Lead | null> {
+    return this.one(PG_LEAD_QUERIES.lastOfMember, [teamId, memberId]);
+  }
+
+  lastOfTeam(teamId: number): Promise<Lead | null> {
+    return this.one(PG_LEAD_QUERIES.lastOfTeam, [teamId]);
+  }
+
+  lastOfSubteam(teamId: number, subteamId: number): Promise<Lead | null> {
+    return this.one(PG_LEAD_QUERIES.lastOfSubteam, [teamId, subteamId]);
+  }
+
+  /** Keyset batches, each its own short query: no cursor or connection held between them. */
+  async *range(scope: RangeScope, range: EpochRange, batchSize: number): AsyncIterable<Lead[]> {
+    const end = range.end ?? NO_END;
+    let afterEpoch = range.start;
+    let afterSeq = 0;
+    for (;;) {
+      const rows = (await (scope.memberId === undefined
+        ? this.sql.unsafe(PG_LEAD_QUERIES.teamRange, [scope.teamId, afterEpoch, afterSeq, end, batchSize], {
+            prepare: true,
+          })
+        : this.sql.unsafe(
+            PG_LEAD_QUERIES.memberRange,
+            [scope.teamId, scope.memberId, afterEpoch, afterSeq, end, batchSize],
+            { prepare: true },
+          )
+      ).values()) as unknown as LeadRow[];
+      if (rows.length === 0) return;
+      const batch = rows.map(toLead);
+      const last = batch[batch.length - 1]!;
+      afterEpoch = last.epoch;
+      afterSeq = last.seq;
+      yield batch;
+      if (rows.length < batchSize) return;
+    }
+  }
+}

@@ -1,0 +1,73 @@
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { after, before, describe, test } from 'node:test';
+import { createKey } from '../src/domain/keys.js';
+import { type EngineStore, makeEngineStore, testDatabaseUrl } from './engines.js';
+import { auth, load } from './helpers.js';
+import { type ServerProcess, startServerProcess } from './server-process.js';
+
+/**
+ * Issue 3 §5: several stateless instances on one PostgreSQL. A key revoked through one is
+ * refused by the other within a second; a per-key rate limit holds across both — with the
+ * counters in PostgreSQL, and in Redis when REDIS_URL is given.
+ */
+const url = testDatabaseUrl();
+const LIMIT = 10;
+
+for (const counters of ['postgres', 'redis'] as const) {
+  describe(`two instances, counters in ${counters}`, {
+    skip: url === null ? 'needs LEADLINE_TEST_DATABASE_URL (required under CI=true)' : false,
+  }, () => {
+    let made: EngineStore;
+    let a: ServerProcess;
+    let b: ServerProcess;
+
+    before(async () => {
+      made = await makeEngineStore('postgres');
+      await load(made.store, [
+        { type: 'team', id: 1, name: 'T' },
+        { type: 'member', id: 1, teamId: 1, email: 'a@t.test', role: 'admin', pid: '1' },
+        { type: 'lead', userId: 1, id: 'x', epoch: 1000, isLead: true },
+      ]);
+      const env: Record<string, string> = {
+        LEADLINE_RATE_LIMIT: String(LIMIT),
+        LEADLINE_RATE_WINDOW_SECONDS: '3600',
+      };
+      if (counters === 'redis') {
+        env.REDIS_URL = process.env.LEADLINE_TEST_REDIS_URL || 'redis://127.0.0.1:6379';
+        env.LEADLINE_REDIS_PREFIX = `leadline-test-${randomBytes(6).toString('hex')}`;
+      }
+      const args = ['--database-url', made.location.databaseUrl!];
+      [a, b] = await Promise.all([startServerProcess(args, env), startServerProcess(args, env)]);
+    });
+
+    after(async () => {
+      await Promise.all([a?.stop(), b?.stop()]);
+      await made?.cleanup();
+    });
+
+    const lastLead = (server: ServerProcess, key: string) =>
+      fetch(`${server.url}/api/pub/leads/getLastLead`, { headers: auth(key) }).then((r) => r.status);
+
+    test('a per-key limit holds across both instances', async () => {
+      const { key } = await createKey(made.store, { member: 1 });
+      const statuses: number[] = [];
+      for (let i = 0; i < LIMIT + 4; i++) statuses.push(await lastLead(i % 2 === 0 ? a : b, key));
+      assert.deepEqual(statuses, [...Array(LIMIT).fill(200), 429, 429, 429, 429]);
+    });
+
+    test('a key revoked through one instance is refused by the other within a second', async () => {
+      const created = await createKey(made.store, { member: 1 });
+      assert.equal(await lastLead(a, created.key), 200);
+      assert.equal(await lastLead(b, created.key), 200);
+      // Revoked through the store both instances share (what `leadline keys revoke` does).
+      assert.ok(await made.store.keys.revoke(created.id, Date.now()));
+      const revokedAt = Date.now();
+      let status = 200;
+      while (status !== 401 && Date.now() - revokedAt < 1000) status = await lastLead(b, created.key);
+      assert.equal(status, 401);
+      assert.ok(Date.now() - revokedAt <= 1000);
+      assert.equal(await lastLead(a, created.key), 401);
+    });
+  });
+}

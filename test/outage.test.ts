@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { makeEngineStore, testDatabaseUrl } from './engines.js';
+import { auth, keyFor, load } from './helpers.js';
+import { type ServerProcess, startServerProcess } from './server-process.js';
+import { TcpProxy } from './tcp-proxy.js';
+
+/**
+ * C5 and issue 3 §7: PostgreSQL unreachable → 503 problem+json with Retry-After, /readyz says
+ * not ready, /healthz stays alive, and the service recovers by itself when the server is back.
+ */
+const url = testDatabaseUrl();
+
+describe('PostgreSQL outage', {
+  skip: url === null ? 'needs LEADLINE_TEST_DATABASE_URL (required under CI=true)' : false,
+}, () => {
+  let server: ServerProcess;
+  let proxy: TcpProxy;
+  let key: string;
+  let cleanup: () => Promise<void>;
+
+  before(async () => {
+    const made = await makeEngineStore('postgres');
+    cleanup = made.cleanup;
+    await load(made.store, [
+      { type: 'team', id: 1, name: 'T' },
+      { type: 'member', id: 1, teamId: 1, email: 'a@t.test', role: 'admin', pid: '1' },
+      { type: 'lead', userId: 1, id: 'x', epoch: 1000, isLead: true },
+    ]);
+    key = await keyFor(made.store, 1);
+    const target = new URL(made.location.databaseUrl!);
+    proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+    await proxy.start();
+    target.port = String(proxy.port);
+    server = await startServerProcess(['--database-url', target.toString()], {
+      LEADLINE_PG_CONNECT_TIMEOUT_SECONDS: '2',
+    });
+  });
+
+  after(async () => {
+    await server?.stop();
+    await proxy?.cut();
+    await cleanup?.();
+  });
+
+  const get = (path: string, headers: Record<string, string> = {}) =>
+    fetch(`${server.url}${path}`, { headers }).then(async (r) => ({
+      status: r.status,
+      headers: r.headers,
+      body: await r.text(),
+    }));
+
+  test('503 with Retry-After while cut; healthy and ready again after, by itself', async () => {
+    assert.equal((await get('/api/pub/leads/getLastLead', auth(key))).status, 200);
+    assert.equal((await get('/readyz')).status, 200);
+
+    await proxy.cut();
+    for (const path of ['/api/pub/leads/getLastLead', '/api/pub/leads/getLeadsTimeRange?start=0']) {
+      const r = await get(path, auth(key));
+      assert.equal(r.status, 503, `${path}: ${r.body}`);
+      assert.ok(Number(r.headers.get('retry-after')) > 0);
+      assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/);
+      const problem = JSON.parse(r.body);
+      assert.equal(problem.status, 503);
+      assert.match(problem.type, /\/problems\/store-unavailable$/);
+      assert.ok(!/postgres|127\.0\.0\.1|ECONN|select/i.test(r.body), `no internals: ${r.body}`);
+      assert.ok(r.headers.get('deprecation'), 'still a v1 response');
+    }
+    const ready = await get('/readyz');
+    assert.equal(ready.status, 503);
+    assert.ok(Number(ready.headers.get('retry-after')) > 0);
+    assert.equal((await get('/healthz')).status, 200, 'the process is alive');
+
+    await proxy.restore();
+    const back = Date.now();
+    let status = 0;
+    while (Date.now() - back < 10_000) {
+      status = (await get('/api/pub/leads/getLastLead', auth(key))).status;
+      if (status === 200) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, 200, 'recovered without a restart');
+    assert.equal((await get('/readyz')).status, 200);
+    assert.equal(server.child.exitCode, null, 'never exited');
+  });
+});
