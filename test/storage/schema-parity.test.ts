@@ -31,7 +31,7 @@ describe('schema parity', {
         FROM information_schema.columns WHERE table_schema = current_schema() ORDER BY table_name, column_name`;
       await sql.end();
       const pgTables: Record<string, string[]> = {};
-      for (const r of rows) (pgTables[r.table_name] ??= []).push(r.column_name);
+      for (const r of rows) pgTables[r.table_name] = [...(pgTables[r.table_name] ?? []), r.column_name];
 
       assert.ok(Object.keys(sqliteTables).includes('leads'));
       // Rate-limit counters shared by instances: only a shared engine has them (one process serves SQLite).
