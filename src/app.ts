@@ -45,7 +45,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.get('/readyz', async (_request, reply) => {
     try {
       await store.ping();
-      return { status: 'ready' };
+      const replica = store.replicaState();
+      return replica === null ? { status: 'ready' } : { status: 'ready', replica };
     } catch {
       reply.header('retry-after', '5');
       throw new AppError('store-unavailable', 'The store cannot be reached right now.');

@@ -8,6 +8,8 @@ export interface Config {
   /** Embedded store file, used when `databaseUrl` is not set. */
   dbPath: string;
   databaseUrl: string | null;
+  /** PostgreSQL read replica for read-only work; never consulted for keys. */
+  databaseReadUrl: string | null;
   /** Redis for rate-limit counters shared by instances; without it they live in the store. */
   redisUrl: string | null;
   /** Namespace of leadline's keys in Redis. */
@@ -80,6 +82,13 @@ export function loadConfig(
   if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL: expected a postgres:// or postgresql:// URL');
   }
+  const databaseReadUrl = get('DATABASE_READ_URL') ?? null;
+  if (databaseReadUrl !== null && !/^postgres(ql)?:\/\//.test(databaseReadUrl)) {
+    problems.push('DATABASE_READ_URL: expected a postgres:// or postgresql:// URL');
+  }
+  if (databaseReadUrl !== null && databaseUrl === null) {
+    problems.push('DATABASE_READ_URL: a read replica needs DATABASE_URL (or --database-url) for the primary');
+  }
   const redisUrl = get('REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl))
     problems.push('REDIS_URL: expected a redis:// or rediss:// URL');
@@ -100,6 +109,7 @@ export function loadConfig(
     host: overrides.host ?? get('HOST') ?? '127.0.0.1',
     dbPath: overrides.dbPath ?? get('LEADLINE_DB') ?? './data/leadline.db',
     databaseUrl,
+    databaseReadUrl,
     redisUrl,
     redisPrefix: get('LEADLINE_REDIS_PREFIX') ?? 'leadline',
     logLevel: logLevel as Config['logLevel'],

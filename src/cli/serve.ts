@@ -58,7 +58,7 @@ export function registerServeCommand(program: Command): void {
           ...location,
         });
         const logger = createLogger(config.logLevel);
-        const store = await openStore(location, config.pg);
+        const store = await openStore({ ...location, databaseReadUrl: config.databaseReadUrl }, config.pg);
         await store.migrate();
         const demo = opts.demo === true && (await store.directory.isEmpty()) ? await seedDemo(store) : null;
         const server = await startServer(config, store, logger);

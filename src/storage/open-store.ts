@@ -5,6 +5,8 @@ import type { Store } from './store.js';
 export interface StoreLocation {
   dbPath: string;
   databaseUrl: string | null;
+  /** PostgreSQL read replica for read-only work (DATABASE_READ_URL). */
+  databaseReadUrl?: string | null;
 }
 
 export class StoreConfigError extends Error {
@@ -20,7 +22,7 @@ export async function openStore(
     if (!/^postgres(ql)?:\/\//.test(location.databaseUrl)) {
       throw new StoreConfigError('the database URL must start with postgres:// or postgresql://');
     }
-    return PostgresStore.open(location.databaseUrl, pg);
+    return PostgresStore.open(location.databaseUrl, pg, location.databaseReadUrl ?? null);
   }
   return SqliteStore.open(location.dbPath);
 }

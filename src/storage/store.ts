@@ -153,6 +153,11 @@ export interface Store {
    * is shared (PostgreSQL), in process memory for the embedded store (one instance).
    */
   createRateLimiter(limit: number, windowSeconds: number): RateLimiter;
+  /**
+   * Where reads go when a read replica is configured: `fresh` (to the replica), `lagging` or
+   * `unreachable` (to the primary); null without one.
+   */
+  replicaState(): 'fresh' | 'lagging' | 'unreachable' | null;
   /** Cheapest round trip to the store; throws when it cannot be reached. */
   ping(): Promise<void>;
   /** Brings the schema up to date; throws (naming the migration) when one fails. */

@@ -16,10 +16,14 @@ export function pgToMember(r: PgMemberRow): Member {
 }
 
 export class PostgresDirectoryStore implements DirectoryStore {
-  constructor(private readonly sql: Sql) {}
+  /** `reads` routes subteam look-ups (request path) like lead reads; the rest use the primary. */
+  constructor(
+    private readonly sql: Sql,
+    private readonly reads: () => Sql = () => sql,
+  ) {}
 
   async subteamAccess(teamId: number, subteamId: number, memberId: number): Promise<SubteamAccess | null> {
-    const [row] = await this.sql<{ is_admin: boolean }[]>`SELECT EXISTS (
+    const [row] = await this.reads()<{ is_admin: boolean }[]>`SELECT EXISTS (
         SELECT 1 FROM subteam_members sm WHERE sm.team_id = s.team_id AND sm.subteam_id = s.id
           AND sm.member_id = ${memberId} AND sm.is_admin) AS is_admin
       FROM subteams s WHERE s.id = ${subteamId} AND s.team_id = ${teamId}`;

@@ -60,10 +60,13 @@ export const PG_LEAD_QUERIES = {
 };
 
 export class PostgresLeadStore implements LeadStore {
-  constructor(private readonly sql: Sql) {}
+  /** `reads` names the pool for each read: the primary, or a replica fresh enough. */
+  constructor(private readonly reads: () => Sql) {}
 
   private async one(query: string, params: number[]): Promise<Lead | null> {
-    const rows = (await this.sql.unsafe(query, params, { prepare: true }).values()) as unknown as LeadRow[];
+    const rows = (await this.reads()
+      .unsafe(query, params, { prepare: true })
+      .values()) as unknown as LeadRow[];
     return rows[0] === undefined ? null : toLead(rows[0]);
   }
 
@@ -85,11 +88,12 @@ export class PostgresLeadStore implements LeadStore {
     let afterEpoch = range.start;
     let afterSeq = 0;
     for (;;) {
+      const sql = this.reads();
       const rows = (await (scope.memberId === undefined
-        ? this.sql.unsafe(PG_LEAD_QUERIES.teamRange, [scope.teamId, afterEpoch, afterSeq, end, batchSize], {
+        ? sql.unsafe(PG_LEAD_QUERIES.teamRange, [scope.teamId, afterEpoch, afterSeq, end, batchSize], {
             prepare: true,
           })
-        : this.sql.unsafe(
+        : sql.unsafe(
             PG_LEAD_QUERIES.memberRange,
             [scope.teamId, scope.memberId, afterEpoch, afterSeq, end, batchSize],
             { prepare: true },

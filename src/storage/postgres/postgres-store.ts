@@ -7,6 +7,7 @@ import { PostgresImportWriter } from './postgres-import.js';
 import { PostgresKeyStore } from './postgres-keys.js';
 import { PostgresLeadStore } from './postgres-leads.js';
 import { PostgresRateLimiter } from './postgres-rate-limit.js';
+import { ReplicaRouter, type ReplicaState } from './replica.js';
 
 export interface PostgresOptions {
   /** Most connections this instance opens (the pool is bounded). */
@@ -32,33 +33,58 @@ const int8AsNumber = {
   parse: (x: string) => Number(x),
 };
 
+function pool(url: string, options: PostgresOptions): Sql {
+  return postgres(url, {
+    max: options.poolMax,
+    connect_timeout: options.connectTimeoutSeconds,
+    idle_timeout: 60,
+    onnotice: () => {},
+    types: { int8: int8AsNumber },
+    connection: {
+      application_name: 'leadline',
+      statement_timeout: options.statementTimeoutMs,
+      ...options.serverParams,
+    },
+  });
+}
+
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
   readonly leads: PostgresLeadStore;
   readonly directory: PostgresDirectoryStore;
   readonly keys: PostgresKeyStore;
 
-  private constructor(private readonly sql: Sql) {
-    this.leads = new PostgresLeadStore(sql);
-    this.directory = new PostgresDirectoryStore(sql);
+  private constructor(
+    private readonly sql: Sql,
+    private readonly replica: { sql: Sql; router: ReplicaRouter } | null,
+  ) {
+    const reads = replica === null ? () => sql : () => replica.router.reads();
+    this.leads = new PostgresLeadStore(reads);
+    this.directory = new PostgresDirectoryStore(sql, reads);
+    // Keys always come from the primary: a revocation must never be read stale.
     this.keys = new PostgresKeyStore(sql);
   }
 
-  /** Creates the pool; connections open on first use. Call `migrate()` before using the stores. */
-  static open(url: string, options: PostgresOptions = DEFAULT_POSTGRES_OPTIONS): PostgresStore {
-    const sql = postgres(url, {
-      max: options.poolMax,
-      connect_timeout: options.connectTimeoutSeconds,
-      idle_timeout: 60,
-      onnotice: () => {},
-      types: { int8: int8AsNumber },
-      connection: {
-        application_name: 'leadline',
-        statement_timeout: options.statementTimeoutMs,
-        ...options.serverParams,
-      },
-    });
-    return new PostgresStore(sql);
+  /**
+   * Creates the pool (and one for the read replica when `readUrl` is given); connections open
+   * on first use. Call `migrate()` before using the stores.
+   */
+  static open(
+    url: string,
+    options: PostgresOptions = DEFAULT_POSTGRES_OPTIONS,
+    readUrl: string | null = null,
+  ): PostgresStore {
+    const sql = pool(url, options);
+    if (readUrl === null) return new PostgresStore(sql, null);
+    const replicaSql = pool(readUrl, options);
+    const router = new ReplicaRouter(sql, replicaSql);
+    router.start();
+    return new PostgresStore(sql, { sql: replicaSql, router });
+  }
+
+  /** Where reads go: `fresh` (the replica), `lagging` or `unreachable` (the primary); null without a replica. */
+  replicaState(): ReplicaState | null {
+    return this.replica?.router.state() ?? null;
   }
 
   /** Counters in the database, so a per-key limit holds across every instance. */
@@ -79,6 +105,10 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    if (this.replica !== null) {
+      await this.replica.router.stop();
+      await this.replica.sql.end({ timeout: 5 });
+    }
     await this.sql.end({ timeout: 5 });
   }
 }

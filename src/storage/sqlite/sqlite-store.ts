@@ -37,6 +37,10 @@ export class SqliteStore implements Store {
     return new MemoryRateLimiter(limit, windowSeconds);
   }
 
+  replicaState(): null {
+    return null;
+  }
+
   async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();
   }

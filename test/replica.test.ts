@@ -1,0 +1,105 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import postgres from 'postgres';
+import { type EngineStore, makeEngineStore, testDatabaseUrl } from './engines.js';
+import { auth, keyFor, load } from './helpers.js';
+import { type Standby, startStandby } from './pg-standby.js';
+import { type ServerProcess, startServerProcess } from './server-process.js';
+
+/**
+ * Issue 3 §6: DATABASE_READ_URL sends reads to a real streaming-replication standby while it
+ * keeps up, and to the primary when it lags — so a lead just written is never served stale for
+ * more than a second, and a revoked key is refused at once (keys are always read from the primary).
+ */
+const url = testDatabaseUrl();
+const lead = (id: string, epoch: number) => ({ type: 'lead', userId: 1, id, epoch, isLead: true });
+
+describe('read replica', {
+  skip: url === null ? 'needs LEADLINE_TEST_DATABASE_URL (required under CI=true)' : false,
+}, () => {
+  let made: EngineStore;
+  let standby: Standby;
+  let server: ServerProcess;
+  let replicaSql: postgres.Sql;
+  let key: string;
+
+  before(async () => {
+    made = await makeEngineStore('postgres');
+    await load(made.store, [
+      { type: 'team', id: 1, name: 'T' },
+      { type: 'member', id: 1, teamId: 1, email: 'a@t.test', role: 'admin', pid: '1' },
+      lead('first', 1000),
+    ]);
+    key = await keyFor(made.store, 1);
+    const primary = new URL(made.location.databaseUrl!);
+    standby = await startStandby(primary.hostname, Number(primary.port || 5432));
+    const readUrl = standby.urlFor(made.location.databaseUrl!);
+    replicaSql = postgres(readUrl, { max: 1, onnotice: () => {} });
+    server = await startServerProcess(['--database-url', made.location.databaseUrl!], {
+      DATABASE_READ_URL: readUrl,
+    });
+  });
+
+  after(async () => {
+    await server?.stop();
+    await replicaSql?.end();
+    standby?.stop();
+    await made?.cleanup();
+  });
+
+  const ready = () => fetch(`${server.url}/readyz`).then((r) => r.json() as Promise<{ replica?: string }>);
+  const lastLeadId = async () => {
+    const r = await fetch(`${server.url}/api/pub/leads/getLastLead`, { headers: auth(key) });
+    assert.equal(r.status, 200);
+    return ((await r.json()) as { id: string }[])[0]?.id;
+  };
+  async function until(what: () => Promise<boolean>, ms: number): Promise<number> {
+    const t0 = Date.now();
+    while (!(await what())) {
+      if (Date.now() - t0 > ms) assert.fail(`not within ${ms} ms`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    return Date.now() - t0;
+  }
+
+  test('reads go to the replica while it keeps up', async () => {
+    await until(async () => (await ready()).replica === 'fresh', 10_000);
+    assert.equal(await lastLeadId(), 'first');
+    const [row] = await replicaSql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE application_name = 'leadline' AND backend_type = 'client backend'`;
+    assert.ok((row?.n ?? 0) > 0, 'the service holds connections to the standby');
+  });
+
+  test('a lagging replica is bypassed: a lead just written is served within a second', async () => {
+    await replicaSql`SELECT pg_wal_replay_pause()`;
+    try {
+      await load(made.store, [lead('second', 2000)]);
+      const written = Date.now();
+      const elapsed = await until(async () => (await lastLeadId()) === 'second', 1000);
+      assert.ok(elapsed <= 1000, `stale for ${elapsed} ms`);
+      assert.equal((await ready()).replica, 'lagging');
+      assert.ok(Date.now() - written < 5000);
+    } finally {
+      await replicaSql`SELECT pg_wal_replay_resume()`;
+    }
+    await until(async () => (await ready()).replica === 'fresh', 10_000);
+    assert.equal(await lastLeadId(), 'second', 'the caught-up replica serves the new lead too');
+  });
+
+  test('a key revoked while the replica lags is refused at once', async () => {
+    await replicaSql`SELECT pg_wal_replay_pause()`;
+    try {
+      const { createKey } = await import('../src/domain/keys.js');
+      const created = await createKey(made.store, { member: 1 });
+      const status = () =>
+        fetch(`${server.url}/api/pub/leads/getLastLead`, { headers: auth(created.key) }).then(
+          (r) => r.status,
+        );
+      assert.equal(await status(), 200, 'a key created while the replica lags works at once');
+      await made.store.keys.revoke(created.id, Date.now());
+      assert.equal(await status(), 401);
+    } finally {
+      await replicaSql`SELECT pg_wal_replay_resume()`;
+    }
+  });
+});
