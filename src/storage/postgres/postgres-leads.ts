@@ -1,42 +1,7 @@
 import type { Sql } from 'postgres';
-import type { Lead, LeadKind } from '../../domain/lead.js';
+import type { Lead } from '../../domain/lead.js';
+import { LEAD_COLUMNS, type LeadRow, NO_END, toLead } from '../rows.js';
 import type { EpochRange, LeadStore, RangeScope } from '../store.js';
-
-const NO_END = 8_640_000_000_000_001;
-const LEAD_COLUMNS =
-  'l.seq, l.lead_id, l.epoch, l.time, l.member_id, m.email, l.user_pid, l.kind, l.location_shared, l.lat, l.long, l.fields';
-
-type LeadRow = [
-  number,
-  string,
-  number,
-  string,
-  number,
-  string,
-  string,
-  LeadKind,
-  boolean,
-  string | null,
-  string | null,
-  string,
-];
-
-function toLead(r: LeadRow): Lead {
-  return {
-    seq: r[0],
-    id: r[1],
-    epoch: r[2],
-    time: r[3],
-    userId: r[4],
-    userEmail: r[5],
-    userPid: r[6],
-    kind: r[7],
-    locationShared: r[8],
-    lat: r[9],
-    long: r[10],
-    fields: r[11],
-  };
-}
 
 /** The read queries; the same shapes as on SQLite, every one an index walk leading with team_id. */
 export const PG_LEAD_QUERIES = {

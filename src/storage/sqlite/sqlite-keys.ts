@@ -1,35 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Role } from '../../domain/directory.js';
+import { KEY_COLUMNS, type KeyRow, toApiKey } from '../rows.js';
 import type { ApiKey, KeyStore, NewApiKey, StoredKey } from '../store.js';
-
-interface KeyRow {
-  id: number;
-  member_id: number;
-  team_id: number;
-  display: string;
-  label: string | null;
-  created_at: number;
-  expires_at: number | null;
-  revoked_at: number | null;
-  legacy_v1: number;
-}
-
-const KEY_COLUMNS =
-  'k.id, k.member_id, m.team_id, k.display, k.label, k.created_at, k.expires_at, k.revoked_at, k.legacy_v1';
-
-function toApiKey(r: KeyRow): ApiKey {
-  return {
-    id: r.id,
-    memberId: r.member_id,
-    teamId: r.team_id,
-    display: r.display,
-    label: r.label,
-    createdAt: r.created_at,
-    expiresAt: r.expires_at,
-    revokedAt: r.revoked_at,
-    legacyV1: r.legacy_v1 === 1,
-  };
-}
 
 export class SqliteKeyStore implements KeyStore {
   private readonly insertStmt: Database.Statement;

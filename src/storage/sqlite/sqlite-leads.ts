@@ -1,46 +1,8 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import type { Lead, LeadKind } from '../../domain/lead.js';
+import type { Lead } from '../../domain/lead.js';
+import { LEAD_COLUMNS, type LeadRow, NO_END, toLead } from '../rows.js';
 import type { EpochRange, LeadStore, RangeScope } from '../store.js';
-
-/** Largest epoch a lead can carry (the ECMAScript Date range), so "no end" is a plain bound. */
-const NO_END = 8_640_000_000_000_001;
-
-const LEAD_COLUMNS =
-  'l.seq, l.lead_id, l.epoch, l.time, l.member_id, m.email, l.user_pid, l.kind, l.location_shared, l.lat, l.long, l.fields';
-
-type LeadRow = [
-  number,
-  string,
-  number,
-  string,
-  number,
-  string,
-  string,
-  LeadKind,
-  number,
-  string | null,
-  string | null,
-  string,
-];
-
-/** Rows are read as arrays (`raw`): building a named-key object per row in C++ costs twice as much. */
-function toLead(r: LeadRow): Lead {
-  return {
-    seq: r[0],
-    id: r[1],
-    epoch: r[2],
-    time: r[3],
-    userId: r[4],
-    userEmail: r[5],
-    userPid: r[6],
-    kind: r[7],
-    locationShared: r[8] === 1,
-    lat: r[9],
-    long: r[10],
-    fields: r[11],
-  };
-}
 
 /** The read queries, exported so a test can check each one's plan is an index walk. */
 export const LEAD_QUERIES = {

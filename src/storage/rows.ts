@@ -1,0 +1,76 @@
+import type { Lead, LeadKind } from '../domain/lead.js';
+import type { ApiKey } from './store.js';
+
+/**
+ * Row shapes both engines read, and their one mapping to domain objects: rows stop here.
+ * Booleans arrive as 0/1 from SQLite and as true/false from PostgreSQL.
+ */
+
+/** Largest epoch a lead can carry (the ECMAScript Date range) plus one, so "no end" is a plain bound. */
+export const NO_END = 8_640_000_000_000_001;
+
+/** Lead columns in `LeadRow` order; `l` is leads, `m` the collecting member. */
+export const LEAD_COLUMNS =
+  'l.seq, l.lead_id, l.epoch, l.time, l.member_id, m.email, l.user_pid, l.kind, l.location_shared, l.lat, l.long, l.fields';
+
+export type LeadRow = [
+  number,
+  string,
+  number,
+  string,
+  number,
+  string,
+  string,
+  LeadKind,
+  number | boolean,
+  string | null,
+  string | null,
+  string,
+];
+
+/** Rows are read as arrays: building a named-key object per row in the driver costs twice as much. */
+export function toLead(r: LeadRow): Lead {
+  return {
+    seq: r[0],
+    id: r[1],
+    epoch: r[2],
+    time: r[3],
+    userId: r[4],
+    userEmail: r[5],
+    userPid: r[6],
+    kind: r[7],
+    locationShared: r[8] === 1 || r[8] === true,
+    lat: r[9],
+    long: r[10],
+    fields: r[11],
+  };
+}
+
+export const KEY_COLUMNS =
+  'k.id, k.member_id, m.team_id, k.display, k.label, k.created_at, k.expires_at, k.revoked_at, k.legacy_v1';
+
+export interface KeyRow {
+  id: number;
+  member_id: number;
+  team_id: number;
+  display: string;
+  label: string | null;
+  created_at: number;
+  expires_at: number | null;
+  revoked_at: number | null;
+  legacy_v1: number | boolean;
+}
+
+export function toApiKey(r: KeyRow): ApiKey {
+  return {
+    id: r.id,
+    memberId: r.member_id,
+    teamId: r.team_id,
+    display: r.display,
+    label: r.label,
+    createdAt: r.created_at,
+    expiresAt: r.expires_at,
+    revokedAt: r.revoked_at,
+    legacyV1: r.legacy_v1 === 1 || r.legacy_v1 === true,
+  };
+}
