@@ -112,7 +112,8 @@ async function main(): Promise<void> {
       for (const t of targets) {
         const path = t.name === 'node:http' ? '/' : '/api/pub/leads/getLastLead';
         const r = await load(`${t.url}${path}`, { authorization: `Bearer ${keys[t.name] ?? ''}` }, SECONDS);
-        const acc = (results[t.name] ??= { rps: [], p50: [], p99: [], errors: 0 });
+        const acc = results[t.name] ?? { rps: [], p50: [], p99: [], errors: 0 };
+        results[t.name] = acc;
         acc.rps.push(r.rps);
         acc.p50.push(r.p50);
         acc.p99.push(r.p99);

@@ -26,7 +26,7 @@ const lead = {
 };
 const body = JSON.stringify([lead]);
 const port = Number(process.argv[2] ?? 3999);
-createServer((req, res) => {
+createServer((_req, res) => {
   res.writeHead(200, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
