@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import type { StoreLocation } from '../../src/storage/open-store.js';
 import { BIN } from '../server-process.js';
 
 export interface CliResult {
@@ -18,4 +19,9 @@ export function leadline(
     env: { ...process.env, DATABASE_URL: '', ...options.env },
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** The global options that point the `leadline` command at a store: `--db` or `--database-url`. */
+export function storeArgs(location: StoreLocation): string[] {
+  return location.databaseUrl === null ? ['--db', location.dbPath] : ['--database-url', location.databaseUrl];
 }

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
-import { leadline } from './cli.js';
-import { dumpStore } from './store-dump.js';
+import { after, before, describe, type TestContext, test } from 'node:test';
+import { type EngineName, enginesUnderTest, makeEngineStore } from '../engines.js';
+import { leadline, storeArgs } from './cli.js';
+import { dumpLocation, type StoreDump } from './store-dump.js';
 
 let dir: string;
 before(() => {
@@ -18,8 +19,15 @@ function ndjson(records: object[], raw: string[] = []): string {
   writeFileSync(path, [...records.map((r) => JSON.stringify(r)), ...raw].join('\n'));
   return path;
 }
-function freshDb(): string {
-  return join(dir, `db${++n}.db`);
+
+/** A fresh, migrated store on `engine`, removed when test `t` ends. */
+async function freshStore(
+  t: TestContext,
+  engine: EngineName,
+): Promise<{ args: string[]; dump: () => Promise<StoreDump> }> {
+  const made = await makeEngineStore(engine);
+  t.after(() => made.cleanup());
+  return { args: storeArgs(made.location), dump: () => dumpLocation(made.location) };
 }
 
 const team = { type: 'team', id: 10, name: 'Acme', timeZone: 'Europe/Berlin' };
@@ -53,183 +61,186 @@ const lead = (id: string, epoch: number, extra: object = {}) => ({
 });
 const base = [team, ana, bo, sub, lead('1', 1000), lead('2', 2000)];
 
-describe('leadline import (import-format.md)', () => {
-  test('loads a file and reports what it loaded as one JSON document', () => {
-    const db = freshDb();
-    const r = leadline(['--db', db, 'import', ndjson(base), '--json']);
-    assert.equal(r.status, 0, r.stderr);
-    const doc = JSON.parse(r.stdout);
-    assert.deepEqual(
-      {
-        teams: doc.teams,
-        members: doc.members,
-        subteams: doc.subteams,
-        leads: doc.leads,
-        newLeads: doc.newLeads,
-      },
-      { teams: 1, members: 2, subteams: 1, leads: 2, newLeads: 2 },
-    );
-    assert.equal(dumpStore(db).leads?.length, 2);
-  });
-
-  test('idempotent: loading the same file twice leaves the same data as once', () => {
-    const db = freshDb();
-    const file = ndjson(base);
-    assert.equal(leadline(['--db', db, 'import', file]).status, 0);
-    const once = dumpStore(db);
-    const again = leadline(['--db', db, 'import', file, '--json']);
-    assert.equal(again.status, 0, again.stderr);
-    assert.equal(JSON.parse(again.stdout).newLeads, 0);
-    assert.deepEqual(dumpStore(db), once);
-  });
-
-  test('records in any order: a lead before its member and team resolves, and keeps its file position', () => {
-    const db = freshDb();
-    const file = ndjson([lead('early', 5000), lead('mid', 5000), sub, bo, ana, team, lead('late', 5000)]);
-    const r = leadline(['--db', db, 'import', file]);
-    assert.equal(r.status, 0, r.stderr);
-    const ids = (dumpStore(db).leads as { lead_id: string }[]).map((l) => l.lead_id);
-    assert.deepEqual(ids, ['early', 'mid', 'late']);
-  });
-
-  test('reads standard input for -', () => {
-    const db = freshDb();
-    const input = base.map((r) => JSON.stringify(r)).join('\n');
-    const r = leadline(['--db', db, 'import', '-', '--json'], { input });
-    assert.equal(r.status, 0, r.stderr);
-    assert.equal(JSON.parse(r.stdout).leads, 2);
-  });
-
-  test('blank lines are skipped', () => {
-    const db = freshDb();
-    const r = leadline(['--db', db, 'import', ndjson([team], ['', '   ', JSON.stringify(ana)])]);
-    assert.equal(r.status, 0, r.stderr);
-  });
-});
-
-describe('atomic: a bad record fails the whole import with file:line: reason, store untouched', () => {
-  const cases: { name: string; lines: string[]; line: number; reason: RegExp }[] = [
-    { name: 'invalid JSON', lines: ['{"type":"lead",'], line: 8, reason: /invalid JSON/ },
-    { name: 'not an object', lines: ['[1,2]'], line: 8, reason: /JSON object/ },
-    {
-      name: 'unknown type',
-      lines: [JSON.stringify({ type: 'contact', id: 1 })],
-      line: 8,
-      reason: /unknown record type/,
-    },
-    {
-      name: 'unknown member',
-      lines: [JSON.stringify(lead('x', 1, { colour: 'red' }))],
-      line: 8,
-      reason: /unknown member "colour"/,
-    },
-    {
-      name: 'id not a string',
-      lines: [JSON.stringify(lead('x', 1, { id: 42 }))],
-      line: 8,
-      reason: /id must be string/,
-    },
-    {
-      name: 'epoch missing',
-      lines: [JSON.stringify({ ...lead('x', 1), epoch: undefined })],
-      line: 8,
-      reason: /epoch/,
-    },
-    {
-      name: 'epoch fractional',
-      lines: [JSON.stringify(lead('x', 1.5))],
-      line: 8,
-      reason: /epoch must be integer/,
-    },
-    {
-      name: 'both kinds',
-      lines: [JSON.stringify(lead('x', 1, { isScan: true }))],
-      line: 8,
-      reason: /exactly one of isLead/,
-    },
-    {
-      name: 'neither kind',
-      lines: [JSON.stringify(lead('x', 1, { isLead: false }))],
-      line: 8,
-      reason: /exactly one of isLead/,
-    },
-    {
-      name: 'userEmail of someone else',
-      lines: [JSON.stringify(lead('x', 1, { userEmail: 'bo@acme.test' }))],
-      line: 8,
-      reason: /userEmail/,
-    },
-    {
-      name: 'member never defined',
-      lines: [JSON.stringify(lead('x', 1, { userId: 999 }))],
-      line: 8,
-      reason: /member 999 is not defined/,
-    },
-    {
-      name: 'views not numeric',
-      lines: [JSON.stringify(lead('x', 1, { views: 'many' }))],
-      line: 8,
-      reason: /views/,
-    },
-    {
-      name: 'bad time zone',
-      lines: [JSON.stringify({ ...team, id: 11, timeZone: 'Mars/Olympus' })],
-      line: 8,
-      reason: /IANA/,
-    },
-    {
-      name: 'e-mail taken',
-      lines: [JSON.stringify({ ...bo, id: 5000 })],
-      line: 8,
-      reason: /belongs to another member/,
-    },
-    {
-      name: 'member of an unknown team',
-      lines: [JSON.stringify({ ...bo, id: 5001, email: 'z@z.test', teamId: 77 })],
-      line: 8,
-      reason: /team 77 is not defined/,
-    },
-    {
-      name: 'subteam member from another team',
-      lines: [
-        JSON.stringify({ type: 'team', id: 12, name: 'Other' }),
-        JSON.stringify({ type: 'member', id: 6000, teamId: 12, email: 'o@o.test', pid: '1' }),
-        JSON.stringify({ ...sub, id: 4, members: [6000] }),
-      ],
-      line: 10,
-      reason: /member 6000 is not on team 10/,
-    },
-  ];
-  for (const c of cases) {
-    test(c.name, () => {
-      const db = freshDb();
-      assert.equal(leadline(['--db', db, 'import', ndjson(base)]).status, 0);
-      const before = dumpStore(db);
-      const file = ndjson([...base, lead('ok-before-the-bad-line', 3000)], c.lines);
-      const r = leadline(['--db', db, 'import', file]);
-      assert.notEqual(r.status, 0);
-      const message = r.stderr.trim();
-      assert.equal(message.split('\n').length, 1, 'one line');
-      assert.ok(message.includes(`${file}:${c.line}: `), message);
-      assert.match(message, c.reason);
-      assert.deepEqual(dumpStore(db), before, 'store left as it was');
+for (const engine of enginesUnderTest()) {
+  describe(`leadline import (import-format.md) (${engine})`, () => {
+    test('loads a file and reports what it loaded as one JSON document', async (t) => {
+      const s = await freshStore(t, engine);
+      const r = leadline([...s.args, 'import', ndjson(base), '--json']);
+      assert.equal(r.status, 0, r.stderr);
+      const doc = JSON.parse(r.stdout);
+      assert.deepEqual(
+        {
+          teams: doc.teams,
+          members: doc.members,
+          subteams: doc.subteams,
+          leads: doc.leads,
+          newLeads: doc.newLeads,
+        },
+        { teams: 1, members: 2, subteams: 1, leads: 2, newLeads: 2 },
+      );
+      assert.equal((await s.dump()).leads?.length, 2);
     });
-  }
 
-  test('of several files, a bad second file rolls back the first', () => {
-    const db = freshDb();
-    const good = ndjson(base);
-    const bad = ndjson([lead('x', 1, { userId: 999 })]);
-    const r = leadline(['--db', db, 'import', good, bad]);
-    assert.notEqual(r.status, 0);
-    assert.ok(r.stderr.includes(`${bad}:1: `), r.stderr);
-    assert.equal(dumpStore(db).leads?.length, 0);
+    test('idempotent: loading the same file twice leaves the same data as once', async (t) => {
+      const s = await freshStore(t, engine);
+      const file = ndjson(base);
+      assert.equal(leadline([...s.args, 'import', file]).status, 0);
+      const once = await s.dump();
+      const again = leadline([...s.args, 'import', file, '--json']);
+      assert.equal(again.status, 0, again.stderr);
+      assert.equal(JSON.parse(again.stdout).newLeads, 0);
+      assert.deepEqual(await s.dump(), once);
+    });
+
+    test('records in any order: a lead before its member and team resolves, and keeps its file position', async (t) => {
+      const s = await freshStore(t, engine);
+      const file = ndjson([lead('early', 5000), lead('mid', 5000), sub, bo, ana, team, lead('late', 5000)]);
+      const r = leadline([...s.args, 'import', file]);
+      assert.equal(r.status, 0, r.stderr);
+      const ids = ((await s.dump()).leads as { lead_id: string }[]).map((l) => l.lead_id);
+      assert.deepEqual(ids, ['early', 'mid', 'late']);
+    });
+
+    test('reads standard input for -', async (t) => {
+      const s = await freshStore(t, engine);
+      const input = base.map((r) => JSON.stringify(r)).join('\n');
+      const r = leadline([...s.args, 'import', '-', '--json'], { input });
+      assert.equal(r.status, 0, r.stderr);
+      assert.equal(JSON.parse(r.stdout).leads, 2);
+    });
+
+    test('blank lines are skipped', async (t) => {
+      const s = await freshStore(t, engine);
+      const r = leadline([...s.args, 'import', ndjson([team], ['', '   ', JSON.stringify(ana)])]);
+      assert.equal(r.status, 0, r.stderr);
+    });
   });
 
-  test('a missing file is a clear error', () => {
-    const r = leadline(['--db', freshDb(), 'import', join(dir, 'nope.ndjson'), '--json']);
-    assert.notEqual(r.status, 0);
-    assert.match(r.stderr, /nope\.ndjson: cannot read the file/);
-    assert.ok(JSON.parse(r.stdout).error.message);
+  describe(`atomic: a bad record fails the whole import with file:line: reason, store untouched (${engine})`, () => {
+    const cases: { name: string; lines: string[]; line: number; reason: RegExp }[] = [
+      { name: 'invalid JSON', lines: ['{"type":"lead",'], line: 8, reason: /invalid JSON/ },
+      { name: 'not an object', lines: ['[1,2]'], line: 8, reason: /JSON object/ },
+      {
+        name: 'unknown type',
+        lines: [JSON.stringify({ type: 'contact', id: 1 })],
+        line: 8,
+        reason: /unknown record type/,
+      },
+      {
+        name: 'unknown member',
+        lines: [JSON.stringify(lead('x', 1, { colour: 'red' }))],
+        line: 8,
+        reason: /unknown member "colour"/,
+      },
+      {
+        name: 'id not a string',
+        lines: [JSON.stringify(lead('x', 1, { id: 42 }))],
+        line: 8,
+        reason: /id must be string/,
+      },
+      {
+        name: 'epoch missing',
+        lines: [JSON.stringify({ ...lead('x', 1), epoch: undefined })],
+        line: 8,
+        reason: /epoch/,
+      },
+      {
+        name: 'epoch fractional',
+        lines: [JSON.stringify(lead('x', 1.5))],
+        line: 8,
+        reason: /epoch must be integer/,
+      },
+      {
+        name: 'both kinds',
+        lines: [JSON.stringify(lead('x', 1, { isScan: true }))],
+        line: 8,
+        reason: /exactly one of isLead/,
+      },
+      {
+        name: 'neither kind',
+        lines: [JSON.stringify(lead('x', 1, { isLead: false }))],
+        line: 8,
+        reason: /exactly one of isLead/,
+      },
+      {
+        name: 'userEmail of someone else',
+        lines: [JSON.stringify(lead('x', 1, { userEmail: 'bo@acme.test' }))],
+        line: 8,
+        reason: /userEmail/,
+      },
+      {
+        name: 'member never defined',
+        lines: [JSON.stringify(lead('x', 1, { userId: 999 }))],
+        line: 8,
+        reason: /member 999 is not defined/,
+      },
+      {
+        name: 'views not numeric',
+        lines: [JSON.stringify(lead('x', 1, { views: 'many' }))],
+        line: 8,
+        reason: /views/,
+      },
+      {
+        name: 'bad time zone',
+        lines: [JSON.stringify({ ...team, id: 11, timeZone: 'Mars/Olympus' })],
+        line: 8,
+        reason: /IANA/,
+      },
+      {
+        name: 'e-mail taken',
+        lines: [JSON.stringify({ ...bo, id: 5000 })],
+        line: 8,
+        reason: /belongs to another member/,
+      },
+      {
+        name: 'member of an unknown team',
+        lines: [JSON.stringify({ ...bo, id: 5001, email: 'z@z.test', teamId: 77 })],
+        line: 8,
+        reason: /team 77 is not defined/,
+      },
+      {
+        name: 'subteam member from another team',
+        lines: [
+          JSON.stringify({ type: 'team', id: 12, name: 'Other' }),
+          JSON.stringify({ type: 'member', id: 6000, teamId: 12, email: 'o@o.test', pid: '1' }),
+          JSON.stringify({ ...sub, id: 4, members: [6000] }),
+        ],
+        line: 10,
+        reason: /member 6000 is not on team 10/,
+      },
+    ];
+    for (const c of cases) {
+      test(c.name, async (t) => {
+        const s = await freshStore(t, engine);
+        assert.equal(leadline([...s.args, 'import', ndjson(base)]).status, 0);
+        const before = await s.dump();
+        const file = ndjson([...base, lead('ok-before-the-bad-line', 3000)], c.lines);
+        const r = leadline([...s.args, 'import', file]);
+        assert.notEqual(r.status, 0);
+        const message = r.stderr.trim();
+        assert.equal(message.split('\n').length, 1, 'one line');
+        assert.ok(message.includes(`${file}:${c.line}: `), message);
+        assert.match(message, c.reason);
+        assert.deepEqual(await s.dump(), before, 'store left as it was');
+      });
+    }
+
+    test('of several files, a bad second file rolls back the first', async (t) => {
+      const s = await freshStore(t, engine);
+      const good = ndjson(base);
+      const bad = ndjson([lead('x', 1, { userId: 999 })]);
+      const r = leadline([...s.args, 'import', good, bad]);
+      assert.notEqual(r.status, 0);
+      assert.ok(r.stderr.includes(`${bad}:1: `), r.stderr);
+      assert.equal((await s.dump()).leads?.length, 0);
+    });
+
+    test('a missing file is a clear error', async (t) => {
+      const s = await freshStore(t, engine);
+      const r = leadline([...s.args, 'import', join(dir, 'nope.ndjson'), '--json']);
+      assert.notEqual(r.status, 0);
+      assert.match(r.stderr, /nope\.ndjson: cannot read the file/);
+      assert.ok(JSON.parse(r.stdout).error.message);
+    });
   });
-});
+}

@@ -4,18 +4,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { isWellFormedKey } from '../../src/domain/api-key.js';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { openStore, type StoreLocation } from '../../src/storage/open-store.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { auth, makeApp } from '../helpers.js';
-import { leadline } from './cli.js';
+import { leadline, storeArgs } from './cli.js';
+import { dumpLocation } from './store-dump.js';
 
 let dir: string;
-let db: string;
+let people: string;
 before(() => {
   dir = mkdtempSync(join(tmpdir(), 'leadline-keys-'));
-  db = join(dir, 'leadline.db');
-  const file = join(dir, 'people.ndjson');
+  people = join(dir, 'people.ndjson');
   writeFileSync(
-    file,
+    people,
     [
       { type: 'team', id: 1, name: 'Acme' },
       { type: 'member', id: 7, teamId: 1, email: 'ana@acme.test', role: 'admin', pid: '70' },
@@ -24,13 +25,12 @@ before(() => {
       .map((r) => JSON.stringify(r))
       .join('\n'),
   );
-  assert.equal(leadline(['--db', db, 'import', file]).status, 0);
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Calls getLastLead through the real app on the same store file the CLI writes. */
-async function status(key: string): Promise<number> {
-  const store = SqliteStore.open(db);
+/** Calls getLastLead through the real app on the same store the CLI writes. */
+async function status(location: StoreLocation, key: string): Promise<number> {
+  const store = await openStore(location);
   try {
     const app = await makeApp(store);
     return (await app.inject({ url: '/api/pub/leads/getLastLead', headers: auth(key) })).statusCode;
@@ -39,87 +39,114 @@ async function status(key: string): Promise<number> {
   }
 }
 
-describe('leadline keys (import-format.md, issue 2 §5)', () => {
-  test('create prints {id, key, memberId} once; the key works; the store never holds it', async () => {
-    const r = leadline([
-      '--db',
-      db,
-      'keys',
-      'create',
-      '--member',
-      'ana@acme.test',
-      '--label',
-      'crm',
-      '--json',
-    ]);
-    assert.equal(r.status, 0, r.stderr);
-    const doc = JSON.parse(r.stdout);
-    assert.deepEqual(Object.keys(doc).sort(), ['id', 'key', 'memberId']);
-    assert.equal(doc.memberId, 7);
-    assert.ok(isWellFormedKey(doc.key));
-    assert.match(doc.key, /^llk_/);
-    assert.equal(await status(doc.key), 200);
-    const bytes =
-      readFileSync(db).toString('latin1') + readFileSync(`${db}-wal`, { flag: 'a+' }).toString('latin1');
-    assert.ok(!bytes.includes(doc.key.slice(12)), 'the secret part of the key is not in the store file');
-  });
+/** Every value of every row of a store dump, as text (binary values both as bytes and as hex). */
+function storedText(dump: Record<string, unknown[]>): string {
+  const parts: string[] = [];
+  for (const rows of Object.values(dump))
+    for (const row of rows as Record<string, unknown>[])
+      for (const v of Object.values(row))
+        parts.push(Buffer.isBuffer(v) ? `${v.toString('latin1')}\n${v.toString('hex')}` : String(v));
+  return parts.join('\n');
+}
 
-  test('list shows keys without the secret', () => {
-    const created = JSON.parse(leadline(['--db', db, 'keys', 'create', '--member', '7', '--json']).stdout);
-    const r = leadline(['--db', db, 'keys', 'list', '--member', '7', '--json']);
-    assert.equal(r.status, 0, r.stderr);
-    assert.ok(!r.stdout.includes(created.key));
-    const listed = JSON.parse(r.stdout).keys.find((k: { id: number }) => k.id === created.id);
-    assert.equal(listed.status, 'active');
-    assert.equal(listed.prefix, created.key.slice(0, 12));
-    const human = leadline(['--db', db, 'keys', 'list']);
-    assert.equal(human.status, 0);
-    assert.ok(!human.stdout.includes(created.key));
-  });
+for (const engine of enginesUnderTest()) {
+  describe(`leadline keys (import-format.md, issue 2 §5) (${engine})`, () => {
+    let made: EngineStore;
+    let cli: string[];
+    before(async () => {
+      made = await makeEngineStore(engine);
+      cli = storeArgs(made.location);
+      const r = leadline([...cli, 'import', people]);
+      assert.equal(r.status, 0, r.stderr);
+    });
+    after(() => made.cleanup());
 
-  test('revoke: refused from the next request on; revoking again fails', async () => {
-    const created = JSON.parse(leadline(['--db', db, 'keys', 'create', '--member', '7', '--json']).stdout);
-    assert.equal(await status(created.key), 200);
-    const r = leadline(['--db', db, 'keys', 'revoke', String(created.id), '--json']);
-    assert.equal(r.status, 0, r.stderr);
-    assert.deepEqual(JSON.parse(r.stdout), { id: created.id, revoked: true });
-    assert.equal(await status(created.key), 401);
-    const again = leadline(['--db', db, 'keys', 'revoke', String(created.id)]);
-    assert.notEqual(again.status, 0);
-    assert.match(again.stderr, /no active key/);
-  });
+    test('create prints {id, key, memberId} once; the key works; the store never holds it', async () => {
+      const r = leadline([...cli, 'keys', 'create', '--member', 'ana@acme.test', '--label', 'crm', '--json']);
+      assert.equal(r.status, 0, r.stderr);
+      const doc = JSON.parse(r.stdout);
+      assert.deepEqual(Object.keys(doc).sort(), ['id', 'key', 'memberId']);
+      assert.equal(doc.memberId, 7);
+      assert.ok(isWellFormedKey(doc.key));
+      assert.match(doc.key, /^llk_/);
+      assert.equal(await status(made.location, doc.key), 200);
+      const secret = doc.key.slice(12);
+      // On every engine: no column of any row holds the secret (the key's row is there, by its id).
+      const dump = await dumpLocation(made.location);
+      assert.ok(
+        (dump.api_keys as { id: number }[]).some((k) => k.id === doc.id),
+        'the key has its row in api_keys',
+      );
+      assert.ok(
+        !storedText(dump).includes(secret),
+        'the secret part of the key is in no column of the store',
+      );
+      if (engine === 'sqlite') {
+        // The SQLite store is a file (and its write-ahead log): the secret is in none of their bytes.
+        const db = made.location.dbPath;
+        const bytes =
+          readFileSync(db).toString('latin1') + readFileSync(`${db}-wal`, { flag: 'a+' }).toString('latin1');
+        assert.ok(!bytes.includes(secret), 'the secret part of the key is not in the store file');
+      }
+    });
 
-  test('--expires: a future expiry is listed; a past one or a non-date is refused', () => {
-    const ok = leadline(['--db', db, 'keys', 'create', '--member', '7', '--expires', '2099-01-01', '--json']);
-    assert.equal(ok.status, 0, ok.stderr);
-    const id = JSON.parse(ok.stdout).id;
-    const listed = JSON.parse(leadline(['--db', db, 'keys', 'list', '--json']).stdout).keys.find(
-      (k: { id: number }) => k.id === id,
-    );
-    assert.equal(listed.expiresAt, '2099-01-01T00:00:00.000Z');
-    assert.notEqual(
-      leadline(['--db', db, 'keys', 'create', '--member', '7', '--expires', '2001-01-01']).status,
-      0,
-    );
-    const bad = leadline(['--db', db, 'keys', 'create', '--member', '7', '--expires', 'tomorrow']);
-    assert.notEqual(bad.status, 0);
-    assert.match(bad.stderr, /not an ISO date/);
-  });
+    test('list shows keys without the secret', () => {
+      const created = JSON.parse(leadline([...cli, 'keys', 'create', '--member', '7', '--json']).stdout);
+      const r = leadline([...cli, 'keys', 'list', '--member', '7', '--json']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.ok(!r.stdout.includes(created.key));
+      const listed = JSON.parse(r.stdout).keys.find((k: { id: number }) => k.id === created.id);
+      assert.equal(listed.status, 'active');
+      assert.equal(listed.prefix, created.key.slice(0, 12));
+      const human = leadline([...cli, 'keys', 'list']);
+      assert.equal(human.status, 0);
+      assert.ok(!human.stdout.includes(created.key));
+    });
 
-  test('--legacy-v1 is recorded', () => {
-    const id = JSON.parse(
-      leadline(['--db', db, 'keys', 'create', '--member', '7', '--legacy-v1', '--json']).stdout,
-    ).id;
-    const listed = JSON.parse(leadline(['--db', db, 'keys', 'list', '--json']).stdout).keys.find(
-      (k: { id: number }) => k.id === id,
-    );
-    assert.equal(listed.legacyV1, true);
-  });
+    test('revoke: refused from the next request on; revoking again fails', async () => {
+      const created = JSON.parse(leadline([...cli, 'keys', 'create', '--member', '7', '--json']).stdout);
+      assert.equal(await status(made.location, created.key), 200);
+      const r = leadline([...cli, 'keys', 'revoke', String(created.id), '--json']);
+      assert.equal(r.status, 0, r.stderr);
+      assert.deepEqual(JSON.parse(r.stdout), { id: created.id, revoked: true });
+      assert.equal(await status(made.location, created.key), 401);
+      const again = leadline([...cli, 'keys', 'revoke', String(created.id)]);
+      assert.notEqual(again.status, 0);
+      assert.match(again.stderr, /no active key/);
+    });
 
-  test('an unknown member is a one-line error and, with --json, one error document', () => {
-    const r = leadline(['--db', db, 'keys', 'create', '--member', 'nobody@acme.test', '--json']);
-    assert.notEqual(r.status, 0);
-    assert.equal(r.stderr.trim().split('\n').length, 1);
-    assert.match(JSON.parse(r.stdout).error.message, /no member/);
+    test('--expires: a future expiry is listed; a past one or a non-date is refused', () => {
+      const ok = leadline([...cli, 'keys', 'create', '--member', '7', '--expires', '2099-01-01', '--json']);
+      assert.equal(ok.status, 0, ok.stderr);
+      const id = JSON.parse(ok.stdout).id;
+      const listed = JSON.parse(leadline([...cli, 'keys', 'list', '--json']).stdout).keys.find(
+        (k: { id: number }) => k.id === id,
+      );
+      assert.equal(listed.expiresAt, '2099-01-01T00:00:00.000Z');
+      assert.notEqual(
+        leadline([...cli, 'keys', 'create', '--member', '7', '--expires', '2001-01-01']).status,
+        0,
+      );
+      const bad = leadline([...cli, 'keys', 'create', '--member', '7', '--expires', 'tomorrow']);
+      assert.notEqual(bad.status, 0);
+      assert.match(bad.stderr, /not an ISO date/);
+    });
+
+    test('--legacy-v1 is recorded', () => {
+      const id = JSON.parse(
+        leadline([...cli, 'keys', 'create', '--member', '7', '--legacy-v1', '--json']).stdout,
+      ).id;
+      const listed = JSON.parse(leadline([...cli, 'keys', 'list', '--json']).stdout).keys.find(
+        (k: { id: number }) => k.id === id,
+      );
+      assert.equal(listed.legacyV1, true);
+    });
+
+    test('an unknown member is a one-line error and, with --json, one error document', () => {
+      const r = leadline([...cli, 'keys', 'create', '--member', 'nobody@acme.test', '--json']);
+      assert.notEqual(r.status, 0);
+      assert.equal(r.stderr.trim().split('\n').length, 1);
+      assert.match(JSON.parse(r.stdout).error.message, /no member/);
+    });
   });
-});
+}

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import type { EngineName } from '../engines.js';
 import { makeApp } from '../helpers.js';
 import { B, buildFixture, DAY, EMPTY, type Fixture, importMore, lead } from './fixtures.js';
 import {
@@ -15,6 +16,8 @@ import {
 } from './http-assert.js';
 
 export interface CommonSuite {
+  /** The store engine the suite's fixtures run on. */
+  engine: EngineName;
   op: OpName;
   /** Caller with access to the operation. */
   memberId: number;
@@ -31,13 +34,13 @@ const SUNSET_HTTP = 'Thu, 01 Jan 2099 00:00:00 GMT';
  * What every v1 operation shares (C3 unknown parameters, C4 headers and bytes, ETag for ops 1–3,
  * C5 methods, HEAD and rate limits, C6 deprecation signals), registered in the calling file.
  */
-export function commonV1Suite({ op, memberId, query, collector }: CommonSuite): void {
+export function commonV1Suite({ engine, op, memberId, query, collector }: CommonSuite): void {
   const path = `${V1}${op}${query}`;
   let fx: Fixture;
   let app: FastifyInstance;
   let key: string;
   before(async () => {
-    fx = await buildFixture();
+    fx = await buildFixture(engine);
     app = await makeApp(fx.store);
     key = fx.key(memberId);
   });
@@ -112,7 +115,7 @@ export function commonV1Suite({ op, memberId, query, collector }: CommonSuite): 
         assert.equal(res.body, '');
       });
       test('a new lead changes the ETag; the old tag then gets 200', async () => {
-        const own = await buildFixture();
+        const own = await buildFixture(engine);
         const ownApp = await makeApp(own.store);
         try {
           const k = own.key(memberId);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Store } from '../../src/storage/store.js';
-import { keyFor, load, makeStore } from '../helpers.js';
+import { type EngineName, makeEngineStore } from '../engines.js';
+import { keyFor, load } from '../helpers.js';
 
 /** 2024-07-01T12:00:00Z (summer: Berlin UTC+2, Los Angeles UTC−7). */
 export const B = 1_719_835_200_000;
@@ -352,9 +353,9 @@ export interface Fixture {
   cleanup(): Promise<void>;
 }
 
-/** A fresh SQLite file store loaded with `records` (default: the full fixture), and a key per member. */
-export async function buildFixture(records: Rec[] = fixtureRecords()): Promise<Fixture> {
-  const { store, cleanup } = await makeStore();
+/** A fresh store on `engine` loaded with `records` (default: the full fixture), and a key per member. */
+export async function buildFixture(engine: EngineName, records: Rec[] = fixtureRecords()): Promise<Fixture> {
+  const { store, cleanup } = await makeEngineStore(engine);
   await load(store, records);
   const model = new Model(records);
   const keys = new Map<number, string>();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { enginesUnderTest } from '../engines.js';
 import { makeApp } from '../helpers.js';
 import { B, buildFixture, type Fixture, type Rec, W } from './fixtures.js';
 import { call, type OpName, V1 } from './http-assert.js';
@@ -11,6 +12,8 @@ import { call, type OpName, V1 } from './http-assert.js';
  * The files are kept formatted (the linter formats JSON); the service's bytes must equal their
  * compact form exactly — member order, escaping, number form and all. `UPDATE_GOLDEN=1` rewrites
  * them from the current output; check any rewrite against the contract by eye before committing.
+ * Every engine must answer the same bytes: only the first engine under test rewrites the files,
+ * the others are still compared with them.
  */
 const GOLDEN_RECORDS: Rec[] = [
   { type: 'team', id: 501, name: 'Golden GmbH', timeZone: 'Europe/Berlin' },
@@ -76,27 +79,31 @@ const CALLS: [OpName, string, number][] = [
 
 const goldenFile = (op: OpName) => new URL(`./golden/${op}.json`, import.meta.url);
 
-describe('golden v1 bodies: byte for byte', () => {
-  let fx: Fixture;
-  let app: FastifyInstance;
-  before(async () => {
-    fx = await buildFixture(GOLDEN_RECORDS);
-    app = await makeApp(fx.store);
-  });
-  after(async () => {
-    await app.close();
-    await fx.cleanup();
-  });
+const ENGINES = enginesUnderTest();
 
-  for (const [op, query, memberId] of CALLS) {
-    test(`C1/C4: ${op}${query} answers the golden bytes`, async () => {
-      const res = await call(app, `${V1}${op}${query}`, fx.key(memberId));
-      assert.equal(res.statusCode, 200);
-      if (process.env.UPDATE_GOLDEN === '1') {
-        writeFileSync(goldenFile(op), `${JSON.stringify(JSON.parse(res.body), null, 2)}\n`);
-      }
-      const golden = readFileSync(goldenFile(op), 'utf8');
-      assert.equal(res.body, JSON.stringify(JSON.parse(golden)));
+for (const engine of ENGINES) {
+  describe(`golden v1 bodies: byte for byte (${engine})`, () => {
+    let fx: Fixture;
+    let app: FastifyInstance;
+    before(async () => {
+      fx = await buildFixture(engine, GOLDEN_RECORDS);
+      app = await makeApp(fx.store);
     });
-  }
-});
+    after(async () => {
+      await app.close();
+      await fx.cleanup();
+    });
+
+    for (const [op, query, memberId] of CALLS) {
+      test(`C1/C4: ${op}${query} answers the golden bytes`, async () => {
+        const res = await call(app, `${V1}${op}${query}`, fx.key(memberId));
+        assert.equal(res.statusCode, 200);
+        if (process.env.UPDATE_GOLDEN === '1' && engine === ENGINES[0]) {
+          writeFileSync(goldenFile(op), `${JSON.stringify(JSON.parse(res.body), null, 2)}\n`);
+        }
+        const golden = readFileSync(goldenFile(op), 'utf8');
+        assert.equal(res.body, JSON.stringify(JSON.parse(golden)));
+      });
+    }
+  });
+}
