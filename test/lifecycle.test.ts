@@ -37,7 +37,7 @@ before(async () => {
   ]);
   key = await keyFor(made.store, 1);
   await made.store.close();
-  bulkInsertLeads(path, 1, LEADS);
+  await bulkInsertLeads({ dbPath: path, databaseUrl: null }, 1, LEADS);
 });
 after(() => cleanup());
 
