@@ -26,6 +26,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     bodyLimit: 64 * 1024,
     requestTimeout: 30_000,
+    // Lenient with old clients (v1-contract): `/getLastLead/` and `//getLastLead` are the same operation.
+    routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   }) as unknown as FastifyInstance;
 
   app.addHook('onRequest', async (request, reply) => {

@@ -13,10 +13,13 @@ export function makeOutput(json: boolean): Output {
   };
 }
 
-/** Failure: one human line on stderr, and with --json also an error document on stdout. */
+/**
+ * Failure: one human line on stderr — for a bad import record exactly `file:line: reason`
+ * (import-format.md), so no prefix — and with --json also an error document on stdout.
+ */
 export function fail(json: boolean, message: string): never {
   const line = message.replace(/\s*\n\s*/g, ' ');
-  process.stderr.write(`leadline: ${line}\n`);
+  process.stderr.write(`${line}\n`);
   if (json) process.stdout.write(`${JSON.stringify({ error: { message: line } })}\n`);
   process.exit(1);
 }

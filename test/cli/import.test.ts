@@ -219,7 +219,7 @@ for (const engine of enginesUnderTest()) {
         assert.notEqual(r.status, 0);
         const message = r.stderr.trim();
         assert.equal(message.split('\n').length, 1, 'one line');
-        assert.ok(message.includes(`${file}:${c.line}: `), message);
+        assert.ok(message.startsWith(`${file}:${c.line}: `), message);
         assert.match(message, c.reason);
         assert.deepEqual(await s.dump(), before, 'store left as it was');
       });
@@ -231,7 +231,7 @@ for (const engine of enginesUnderTest()) {
       const bad = ndjson([lead('x', 1, { userId: 999 })]);
       const r = leadline([...s.args, 'import', good, bad]);
       assert.notEqual(r.status, 0);
-      assert.ok(r.stderr.includes(`${bad}:1: `), r.stderr);
+      assert.ok(r.stderr.startsWith(`${bad}:1: `), r.stderr);
       assert.equal((await s.dump()).leads?.length, 0);
     });
 

@@ -41,6 +41,14 @@ for (const engine of enginesUnderTest()) {
           assert.equal((await lastOf(LA.member))[0]?.id, '50001');
           assert.equal((await lastOf(PLAIN.teamAdmin))[0]?.id, '70004');
         });
+        test('lenient paths: a trailing or doubled slash names the same operation', async () => {
+          const expected = (await call(app, PATH, fx.key(BERLIN.teamAdmin))).body;
+          for (const path of [`${PATH}/`, PATH.replace('/leads/', '/leads//')]) {
+            const res = await call(app, path, fx.key(BERLIN.teamAdmin));
+            assert.equal(res.statusCode, 200, path);
+            assert.equal(res.body, expected, path);
+          }
+        });
         test('a member without leads gets exactly []', async () => {
           for (const memberId of [1034, EMPTY.teamAdmin]) {
             const res = await call(app, PATH, fx.key(memberId));
