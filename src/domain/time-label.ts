@@ -31,8 +31,29 @@ export function canonicalTimeZone(timeZone: string): string | null {
   }
 }
 
+/** `YYYY-MM-DD HH:mm` per zone and minute: leads come in bursts, and Intl is the slow part. */
+const minutes = new Map<string, string>();
+
+/** 1973-01-01: since then every zone's UTC offset is a whole number of minutes (Monrovia was last, in 1972). */
+const WHOLE_MINUTE_OFFSETS_SINCE = 94_694_400_000;
+
 export function timeLabel(epoch: number, timeZone: string): string {
+  if (epoch < WHOLE_MINUTE_OFFSETS_SINCE) return formatParts(epoch, timeZone, true);
+  const minute = Math.floor(epoch / 60_000);
+  const key = `${timeZone} ${minute}`;
+  let prefix = minutes.get(key);
+  if (prefix === undefined) {
+    prefix = formatParts(minute * 60_000, timeZone, false);
+    if (minutes.size >= 10_000) minutes.clear();
+    minutes.set(key, prefix);
+  }
+  const seconds = Math.floor((epoch - minute * 60_000) / 1000);
+  return `${prefix}:${String(seconds).padStart(2, '0')}`;
+}
+
+function formatParts(epoch: number, timeZone: string, withSeconds: boolean): string {
   const parts: Record<string, string> = {};
   for (const p of formatterFor(timeZone).formatToParts(new Date(epoch))) parts[p.type] = p.value;
-  return `${(parts.year ?? '').padStart(4, '0')}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second}`;
+  const label = `${(parts.year ?? '').padStart(4, '0')}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}`;
+  return withSeconds ? `${label}:${parts.second}` : label;
 }

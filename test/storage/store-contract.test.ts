@@ -157,6 +157,33 @@ for (const engine of enginesUnderTest()) {
       assert.equal((await store.directory.maxIds()).team < 99, true);
     });
 
+    test('a batch the database refuses fails the import (never hangs) and leaves nothing', {
+      timeout: 10_000,
+    }, async () => {
+      const before = await collect(store, { teamId: 1 }, { start: 0, end: null }, 100);
+      await assert.rejects(
+        store.importAtomically(async (writer) => {
+          await writer.insertLeads([
+            {
+              teamId: 1,
+              memberId: 11,
+              id: 'bad',
+              epoch: Number.NaN,
+              time: 't',
+              userPid: 'p',
+              kind: 'connection',
+              locationShared: false,
+              lat: null,
+              long: null,
+              fields: '{}',
+            },
+          ]);
+          await writer.finishLeads();
+        }),
+      );
+      assert.deepEqual(await collect(store, { teamId: 1 }, { start: 0, end: null }, 100), before);
+    });
+
     test('migrate is idempotent', async () => {
       const again = await store.migrate();
       assert.deepEqual(again.applied, []);

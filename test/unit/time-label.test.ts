@@ -25,3 +25,38 @@ describe('time label (C1)', () => {
     assert.equal(canonicalTimeZone('Mars/Olympus'), null);
   });
 });
+
+describe('time label cache', () => {
+  test('labels from the per-minute cache equal a direct formatting, across zones and years', () => {
+    // Every zone this runtime knows: the cache assumes whole-minute offsets from 1973 on.
+    const zones = Intl.supportedValuesOf('timeZone');
+    const direct = (epoch: number, timeZone: string) => {
+      const f = new Intl.DateTimeFormat('en-CA', {
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      });
+      const p = Object.fromEntries(f.formatToParts(new Date(epoch)).map((x) => [x.type, x.value]));
+      return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+    };
+    for (const zone of zones) {
+      for (const epoch of [
+        0, 63_590_400_000, 94_694_400_000, 500_000_030_500, 1_767_225_599_999, 4_102_444_799_000,
+      ]) {
+        for (const delta of [0, 59_999]) {
+          assert.equal(
+            timeLabel(epoch + delta, zone),
+            direct(epoch + delta, zone),
+            `${zone} ${epoch + delta}`,
+          );
+          assert.equal(timeLabel(epoch + delta, zone), direct(epoch + delta, zone), 'cached again');
+        }
+      }
+    }
+  });
+});

@@ -1,23 +1,15 @@
-import { once } from 'node:events';
 import type { TransactionSql } from 'postgres';
 import type { Member, Subteam, Team } from '../../domain/directory.js';
+import { uuid7 } from '../../domain/uuid7.js';
 import type { Collector, ImportWriter, NewLead, StagedRecord } from '../store.js';
 import { type PgMemberRow, pgToMember } from './postgres-directory.js';
 
 const STAGE_BATCH = 1000;
 const LEAD_COLUMNS =
-  'ord, team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat, long, fields';
-
-/** A value in COPY's text format: `\N` for null, backslash escapes for the separators. */
-function copyText(v: string | number | boolean | null): string {
-  if (v === null) return '\\N';
-  if (typeof v === 'boolean') return v ? 't' : 'f';
-  if (typeof v === 'number') return String(v);
-  return v.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/\r/g, '\\r').replace(/\t/g, '\\t');
-}
+  'ord, team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat, long, fields, uuid';
 
 /**
- * One import inside one transaction. Leads stream into a temporary table through COPY, then
+ * One import inside one transaction. Leads go into a temporary table a batch at a time, then
  * move into `leads` in one statement at the end: deduplicated by identity (the last values win,
  * the first position counts), sequence numbers drawn in file order, existing leads updated in place.
  */
@@ -31,7 +23,7 @@ export class PostgresImportWriter implements ImportWriter {
     await tx`SET LOCAL statement_timeout = 0`;
     await tx.unsafe(`CREATE TEMP TABLE import_leads (
         ord bigint, team_id bigint, member_id bigint, lead_id text, epoch bigint, time text, user_pid text,
-        kind text, location_shared boolean, lat text, long text, fields text) ON COMMIT DROP;
+        kind text, location_shared boolean, lat text, long text, fields text, uuid uuid) ON COMMIT DROP;
       CREATE TEMP TABLE import_staged (ordinal bigint PRIMARY KEY, source text, text text) ON COMMIT DROP;`);
     return new PostgresImportWriter(tx);
   }
@@ -91,27 +83,20 @@ export class PostgresImportWriter implements ImportWriter {
   }
 
   async insertLeads(leads: NewLead[]): Promise<void> {
-    let text = '';
-    for (const l of leads) {
-      const values = [
-        ++this.ord,
-        l.teamId,
-        l.memberId,
-        l.id,
-        l.epoch,
-        l.time,
-        l.userPid,
-        l.kind,
-        l.locationShared,
-        l.lat,
-        l.long,
-        l.fields,
-      ];
-      text += `${values.map(copyText).join('\t')}\n`;
-    }
-    const copy = await this.tx.unsafe(`COPY import_leads (${LEAD_COLUMNS}) FROM STDIN`).writable();
-    copy.end(text);
-    await once(copy, 'finish');
+    const now = Date.now();
+    const col = <T>(pick: (l: NewLead) => T): T[] => leads.map(pick);
+    const ords = leads.map(() => ++this.ord);
+    // One statement per batch, its columns as arrays. Not COPY: postgres.js 3.4 never settles a
+    // COPY the server refuses (its stream is dropped before the error arrives), so a bad batch or
+    // a lost connection would hang the import instead of failing it.
+    await this.tx`INSERT INTO import_leads (${this.tx.unsafe(LEAD_COLUMNS)})
+      SELECT * FROM unnest(${this.tx.array(ords)}::bigint[], ${this.tx.array(col((l) => l.teamId))}::bigint[],
+        ${this.tx.array(col((l) => l.memberId))}::bigint[], ${this.tx.array(col((l) => l.id))}::text[],
+        ${this.tx.array(col((l) => l.epoch))}::bigint[], ${this.tx.array(col((l) => l.time))}::text[],
+        ${this.tx.array(col((l) => l.userPid))}::text[], ${this.tx.array(col((l) => l.kind))}::text[],
+        ${this.tx.array(col((l) => l.locationShared))}::boolean[], ${this.tx.array(col((l) => l.lat))}::text[],
+        ${this.tx.array(col((l) => l.long))}::text[], ${this.tx.array(col((l) => l.fields))}::text[],
+        ${this.tx.array(col(() => uuid7(now)))}::uuid[])`;
   }
 
   async finishLeads(): Promise<number> {
@@ -123,7 +108,7 @@ export class PostgresImportWriter implements ImportWriter {
         INSERT INTO leads (team_id, seq, member_id, lead_id, epoch, time, user_pid, kind, location_shared,
           lat, long, fields, uuid, created_at)
         SELECT team_id, nextval('leads_seq'), member_id, lead_id, epoch, time, user_pid, kind, location_shared,
-          lat, long, fields, gen_random_uuid(), ${Date.now()}
+          lat, long, fields, uuid, ${Date.now()}
         FROM (SELECT * FROM src ORDER BY first_ord) o
         ON CONFLICT (team_id, member_id, lead_id, epoch) DO UPDATE SET time = EXCLUDED.time,
           user_pid = EXCLUDED.user_pid, kind = EXCLUDED.kind, location_shared = EXCLUDED.location_shared,

@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { Member, Subteam, Team } from '../../domain/directory.js';
+import { uuid7 } from '../../domain/uuid7.js';
 import type { Collector, ImportWriter, NewLead, StagedRecord } from '../store.js';
 import { toMember } from './sqlite-directory.js';
 
@@ -106,7 +106,7 @@ export class SqliteImportWriter implements ImportWriter {
         l.lat,
         l.long,
         l.fields,
-        randomUUID(),
+        uuid7(this.now),
         this.now,
       ) as { seq: number };
       // A replaced lead keeps its old seq; only a new one goes past the highest.
