@@ -29,8 +29,6 @@ export class SqliteStore implements Store {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
-    // 64 MB of page cache (default 2 MB): index maintenance during large imports stays in memory.
-    db.pragma('cache_size = -65536');
     return new SqliteStore(db);
   }
 
@@ -93,8 +91,12 @@ export class SqliteStore implements Store {
 
   async importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
     this.ready();
-    // IMMEDIATE takes the write lock up front, so the storage sequence base cannot move under us.
+    // IMMEDIATE takes the write lock up front: one import writes at a time, in file order.
     this.db.exec('BEGIN IMMEDIATE');
+    // 64 MB of page cache while importing (default 2 MB), so index maintenance stays in memory;
+    // back to the default after, so serving keeps a small footprint.
+    const cacheSize = this.db.pragma('cache_size', { simple: true }) as number;
+    this.db.pragma('cache_size = -65536');
     try {
       const result = await work(new SqliteImportWriter(this.db));
       this.db.exec('COMMIT');
@@ -102,6 +104,8 @@ export class SqliteStore implements Store {
     } catch (err) {
       if (this.db.inTransaction) this.db.exec('ROLLBACK');
       throw err;
+    } finally {
+      this.db.pragma(`cache_size = ${cacheSize}`);
     }
   }
 
