@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { bulkInsertLeads } from './bulk-leads.js';
 import { makeEngineStore, testDatabaseUrl } from './engines.js';
 import { auth, keyFor, load } from './helpers.js';
 import { type ServerProcess, startServerProcess } from './server-process.js';
@@ -28,6 +30,7 @@ describe('PostgreSQL outage', {
       { type: 'lead', userId: 1, id: 'x', epoch: 1000, isLead: true },
     ]);
     key = await keyFor(made.store, 1);
+    await bulkInsertLeads(made.location, 1, 300_000);
     const target = new URL(made.location.databaseUrl!);
     proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
     await proxy.start();
@@ -50,6 +53,36 @@ describe('PostgreSQL outage', {
       body: await r.text(),
     }));
 
+  test('a cut in the middle of a streamed range ends that answer, not the process', async () => {
+    let bytes = 0;
+    const outcome = new Promise<string>((resolve) => {
+      request(`${server.url}/api/pub/leads/getLeadsTimeRange?start=0`, { headers: auth(key) }, (res) => {
+        res.on('data', (d: Buffer) => {
+          bytes += d.length;
+        });
+        res.on('end', () => resolve(res.complete ? 'complete' : 'truncated'));
+        res.on('error', () => resolve('aborted'));
+        res.on('aborted', () => resolve('aborted'));
+      })
+        .on('error', () => resolve('aborted'))
+        .end();
+    });
+    while (bytes === 0) await new Promise((r) => setTimeout(r, 5));
+    await proxy.cut();
+    const result = await outcome;
+    assert.notEqual(result, 'complete', 'a range cut short must not look complete');
+    assert.equal(server.child.exitCode, null, 'the process is alive');
+    assert.equal((await get('/healthz')).status, 200);
+    await proxy.restore();
+    const back = Date.now();
+    let status = 0;
+    while (Date.now() - back < 10_000 && status !== 200) {
+      status = (await get('/api/pub/leads/getLastLead', auth(key))).status;
+      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.equal(status, 200, 'recovered without a restart');
+  });
+
   test('503 with Retry-After while cut; healthy and ready again after, by itself', async () => {
     assert.equal((await get('/api/pub/leads/getLastLead', auth(key))).status, 200);
     assert.equal((await get('/readyz')).status, 200);
@@ -57,7 +90,7 @@ describe('PostgreSQL outage', {
     await proxy.cut();
     for (const path of ['/api/pub/leads/getLastLead', '/api/pub/leads/getLeadsTimeRange?start=0']) {
       const r = await get(path, auth(key));
-      assert.equal(r.status, 503, `${path}: ${r.body}`);
+      assert.equal(r.status, 503, `${path}: ${r.body.slice(0, 200)}`);
       assert.ok(Number(r.headers.get('retry-after')) > 0);
       assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/);
       const problem = JSON.parse(r.body);
