@@ -2,8 +2,12 @@ import { Readable } from 'node:stream';
 import type { Lead } from '../../domain/lead.js';
 import { leadToV1Json } from '../../domain/v1-wire.js';
 
-/** Leads per store read: large enough to amortise the query, small enough to keep memory flat. */
-export const RANGE_BATCH = 1000;
+/**
+ * Leads per store read. Measured with test/streaming.test.ts on a 1M-lead answer: 1,000 grew
+ * the server's RSS by 100–125 MB, 250 by ~80 MB, 100 by ~63 MB at the same total time, and
+ * answered a concurrent getLastLead as fast or faster.
+ */
+export const RANGE_BATCH = 100;
 
 /**
  * The JSON array of a range, streamed: `[`, then each batch as one chunk, then `]`. The first
