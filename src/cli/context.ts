@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { ImportError } from '../domain/import.js';
 import { KeyCommandError } from '../domain/keys.js';
+import { MigrationError } from '../storage/migration-error.js';
 import { openStore, StoreConfigError, type StoreLocation } from '../storage/open-store.js';
-import { MigrationError } from '../storage/sqlite/migrations.js';
 import type { Store } from '../storage/store.js';
 import { fail, makeOutput, type Output } from './output.js';
 

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { LATEST_VERSION, MigrationError, migrate } from '../../src/storage/sqlite/migrations.js';
+import { MigrationError } from '../../src/storage/migration-error.js';
+import { LATEST_VERSION, migrate } from '../../src/storage/sqlite/migrations.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { makeStore } from '../helpers.js';
 

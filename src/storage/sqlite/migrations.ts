@@ -85,8 +85,6 @@ const MIGRATIONS: Migration[] = [
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
 
-export { MigrationError };
-
 export function migrate(db: Database.Database): MigrationReport {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
