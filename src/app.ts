@@ -5,7 +5,7 @@ import type { Config } from './config.js';
 import { AppError } from './domain/errors.js';
 import type { RateLimiter } from './domain/rate-limit.js';
 import { pageRoutes } from './http/pages.js';
-import { errorHandler, sendProblem } from './http/problem.js';
+import { errorHandler, STORE_RETRY_AFTER_SECONDS, sendProblem } from './http/problem.js';
 import { v1Routes } from './http/v1/routes.js';
 import type { Store } from './storage/store.js';
 
@@ -50,7 +50,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       const replica = store.replicaState();
       return replica === null ? { status: 'ready' } : { status: 'ready', replica };
     } catch {
-      reply.header('retry-after', '5');
+      reply.header('retry-after', STORE_RETRY_AFTER_SECONDS);
       throw new AppError('store-unavailable', 'The store cannot be reached right now.');
     }
   });

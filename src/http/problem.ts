@@ -43,6 +43,9 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string; descri
   internal: { status: 500, title: 'Internal error', description: 'Something went wrong on our side.' },
 };
 
+/** Seconds a client is asked to wait while the store is unreachable (503, /readyz). */
+export const STORE_RETRY_AFTER_SECONDS = '5';
+
 export function problemType(publicUrl: string, code: ErrorCode): string {
   return `${publicUrl}/problems/${code}`;
 }
@@ -91,7 +94,7 @@ export function errorHandler(publicUrl: string) {
       return sendProblem(reply, publicUrl, appError.code, appError.detail, appError.extensions);
     if (isStoreUnavailable(err)) {
       request.log.error({ err: { message: err.message, code: err.code } }, 'store unavailable');
-      reply.header('retry-after', '5');
+      reply.header('retry-after', STORE_RETRY_AFTER_SECONDS);
       return sendProblem(reply, publicUrl, 'store-unavailable', 'The store cannot be reached right now.');
     }
     request.log.error({ err }, 'unhandled error');

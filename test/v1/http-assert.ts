@@ -48,11 +48,19 @@ function assertNoNull(value: unknown, path: string): void {
  * A 200 v1 answer: JSON content type, private/no-cache, deprecation signals, an array of leads
  * that each match the wire schema (C1 types) and its presence rules. Returns the leads.
  */
+/** Every answer: no MIME sniffing, a request id, and no CORS grant (CORS is off). */
+export function assertSecurityHeaders(res: LightMyRequestResponse): void {
+  assert.equal(res.headers['x-content-type-options'], 'nosniff');
+  assert.match(String(res.headers['x-request-id']), /^[0-9a-f-]{36}$/);
+  assert.ok(!Object.keys(res.headers).some((h) => h.startsWith('access-control-')), 'no CORS headers');
+}
+
 export function assertLeads(res: LightMyRequestResponse): Record<string, unknown>[] {
   assert.equal(res.statusCode, 200, res.body);
   assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
   assert.equal(res.headers['cache-control'], 'private, no-cache');
   assertDeprecation(res);
+  assertSecurityHeaders(res);
   const body: unknown = JSON.parse(res.body);
   assert.ok(Array.isArray(body), 'body is a JSON array');
   for (const l of body as Record<string, unknown>[]) {
@@ -139,6 +147,7 @@ export function assertProblem(
   assert.equal(res.statusCode, status, res.body);
   assert.match(String(res.headers['content-type']), /^application\/problem\+json\b/);
   assertDeprecation(res);
+  assertSecurityHeaders(res);
   if (status === 401) assert.match(String(res.headers['www-authenticate']), /^Bearer\b/);
   const p = JSON.parse(res.body) as Problem;
   assert.equal(p.type, `http://localhost:3000/problems/${code}`);
