@@ -53,7 +53,9 @@ export async function makeEngineStore(engine: EngineName): Promise<EngineStore> 
   const schema = `lt_${randomBytes(6).toString('hex')}`;
   const admin = postgres(base, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE SCHEMA ${schema}`);
-  const url = `${base}${base.includes('?') ? '&' : '?'}search_path=${schema}`;
+  await ensureTrigramExtension(admin);
+  // public stays on the path: pg_trgm lives there, shared by every test schema.
+  const url = `${base}${base.includes('?') ? '&' : '?'}search_path=${schema}%2Cpublic`;
   const store = PostgresStore.open(url);
   await store.migrate();
   return {
@@ -65,4 +67,17 @@ export async function makeEngineStore(engine: EngineName): Promise<EngineStore> 
       await admin.end();
     },
   };
+}
+
+/**
+ * pg_trgm in the public schema, made once for the whole database. Without it, the first store
+ * to migrate would create the extension inside its own schema and take it along when dropped.
+ */
+async function ensureTrigramExtension(admin: postgres.Sql): Promise<void> {
+  try {
+    await admin.unsafe('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public');
+  } catch (err) {
+    // Two test processes creating it at once: the loser sees a duplicate; the extension is there.
+    if (!['23505', '42710'].includes((err as { code?: string }).code ?? '')) throw err;
+  }
 }

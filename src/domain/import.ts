@@ -6,7 +6,8 @@ import { Compile } from 'typebox/compile';
 import { LeadRecord, MemberRecord, SubteamRecord, TeamRecord } from '../schemas/import-records.js';
 import type { Collector, ImportWriter, NewLead, Store } from '../storage/store.js';
 import type { Subteam } from './directory.js';
-import { COLUMN_MEMBERS } from './lead.js';
+import { COLUMN_MEMBERS, sourceFromV1Flags } from './lead.js';
+import { leadText } from './lead-text.js';
 import { canonicalTimeZone, timeLabel } from './time-label.js';
 
 /** A bad record: reported as `file:line: reason`, and the whole import is rolled back. */
@@ -116,6 +117,7 @@ function toNewLead(rec: LeadInput, collector: Collector, source: string): NewLea
   fields.isManual ??= false;
   if (isLead) fields.apptoapp ??= false;
   else fields.isRoll ??= false;
+  const kind = isLead ? 'connection' : 'scan';
   return {
     teamId: collector.teamId,
     memberId: rec.userId,
@@ -123,11 +125,15 @@ function toNewLead(rec: LeadInput, collector: Collector, source: string): NewLea
     epoch: rec.epoch,
     time: rec.time ?? timeLabel(rec.epoch, collector.timeZone),
     userPid,
-    kind: isLead ? 'connection' : 'scan',
+    kind,
     locationShared: rec.locationShared === true,
     lat: rec.lat ?? null,
     long: rec.long ?? null,
     fields: JSON.stringify(fields),
+    source: sourceFromV1Flags(kind, fields.isManual === true, fields.apptoapp === true),
+    firstName: null,
+    lastName: null,
+    text: leadText(fields, { firstName: null, lastName: null }),
   };
 }
 

@@ -8,6 +8,27 @@
  */
 export type LeadKind = 'connection' | 'scan';
 
+/** How a lead was collected, as v2 names it (v2-and-lifecycle "V2 lead shape"). */
+export const LEAD_SOURCES = [
+  'APP_TO_APP',
+  'PROFILE_CONNECTION',
+  'BUSINESS_CARD_SCAN',
+  'QR_CODE_SCAN',
+  'MANUAL',
+] as const;
+export type LeadSource = (typeof LEAD_SOURCES)[number];
+
+/**
+ * The source of a lead that arrived with v1 flags only (import): a scan is a business-card
+ * scan; a connection is MANUAL when entered by hand, APP_TO_APP when exchanged between apps,
+ * else a profile connection. QR_CODE_SCAN only comes from v2 creation.
+ */
+export function sourceFromV1Flags(kind: LeadKind, isManual: boolean, apptoapp: boolean): LeadSource {
+  if (kind === 'scan') return 'BUSINESS_CARD_SCAN';
+  if (isManual) return 'MANUAL';
+  return apptoapp ? 'APP_TO_APP' : 'PROFILE_CONNECTION';
+}
+
 export interface Lead {
   /** Storage sequence: the order the service stored leads in; breaks ties between equal epochs. */
   seq: number;
@@ -24,6 +45,14 @@ export interface Lead {
   long: string | null;
   /** JSON object text holding every other v1 member of the lead. */
   fields: string;
+  /** The v2 `leadId` (UUIDv7). */
+  uuid: string;
+  source: LeadSource;
+  /** When the service stored the lead (ms since the epoch). */
+  createdAt: number;
+  /** Given names as v2 creation received them; null when the lead only has a v1 `name`. */
+  firstName: string | null;
+  lastName: string | null;
 }
 
 /** v1 members held in typed columns rather than in `Lead.fields`. */

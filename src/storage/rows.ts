@@ -1,4 +1,4 @@
-import type { Lead, LeadKind } from '../domain/lead.js';
+import type { Lead, LeadKind, LeadSource } from '../domain/lead.js';
 import type { ApiKey } from './store.js';
 
 /**
@@ -11,7 +11,7 @@ export const NO_END = 8_640_000_000_000_001;
 
 /** Lead columns in `LeadRow` order; `l` is leads, `m` the collecting member. */
 export const LEAD_COLUMNS =
-  'l.seq, l.lead_id, l.epoch, l.time, l.member_id, m.email, l.user_pid, l.kind, l.location_shared, l.lat, l.long, l.fields';
+  'l.seq, l.lead_id, l.epoch, l.time, l.member_id, m.email, l.user_pid, l.kind, l.location_shared, l.lat, l.long, l.fields, l.uuid, l.source, l.created_at, l.first_name, l.last_name';
 
 export type LeadRow = [
   number,
@@ -26,6 +26,11 @@ export type LeadRow = [
   string | null,
   string | null,
   string,
+  string,
+  LeadSource,
+  number,
+  string | null,
+  string | null,
 ];
 
 /** Rows are read as arrays: building a named-key object per row in the driver costs twice as much. */
@@ -43,6 +48,11 @@ export function toLead(r: LeadRow): Lead {
     lat: r[9],
     long: r[10],
     fields: r[11],
+    uuid: r[12],
+    source: r[13],
+    createdAt: r[14],
+    firstName: r[15],
+    lastName: r[16],
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Member, Role, Subteam, Team } from '../domain/directory.js';
-import type { Lead, LeadKind } from '../domain/lead.js';
+import type { Lead, LeadKind, LeadSource } from '../domain/lead.js';
+import type { LeadText, TextField } from '../domain/lead-text.js';
 import type { RateLimiter } from '../domain/rate-limit.js';
 
 /**
@@ -19,6 +20,61 @@ export interface RangeScope {
   memberId?: number;
 }
 
+/**
+ * Whose leads a v2 read covers: the team's; when `members` or `subteams` is given, only the
+ * leads collected by a listed member or by a current member of a listed subteam (the union).
+ */
+export interface LeadScope {
+  teamId: number;
+  members?: number[];
+  subteams?: number[];
+}
+
+/** One v2 `query` clause: any of `fields` matches the already folded `value` (lead-text.ts). */
+export interface TextClause {
+  fields: TextField[];
+  value: string;
+  match: 'EXACT' | 'FUZZY';
+}
+
+/** A v2 search: every condition holds (clauses AND together). */
+export interface LeadFilter {
+  scope: LeadScope;
+  /** Half-open epoch range; null: unbounded on that side. */
+  start: number | null;
+  end: number | null;
+  sources: LeadSource[] | null;
+  hasEmail: boolean | null;
+  text: TextClause[];
+}
+
+/** A keyset position in (epoch, seq) order: the last lead of the previous page. */
+export interface SearchPosition {
+  epoch: number;
+  seq: number;
+}
+
+/** One page of the change feed and where the next one starts (an engine-specific position). */
+export interface ChangesPage {
+  leads: Lead[];
+  /** Position after the last lead returned; the given position when the page is empty. */
+  next: string;
+}
+
+/** What to remember about a v2 creation's `Idempotency-Key`. */
+export interface IdempotencyClaim {
+  keyId: number;
+  key: string;
+  /** Hash of the request body: the same key with another body is a conflict. */
+  bodyHash: string;
+  at: number;
+}
+
+export type CreateResult =
+  | { kind: 'created'; lead: Lead }
+  | { kind: 'replayed'; lead: Lead }
+  | { kind: 'conflict' };
+
 export interface LeadStore {
   lastOfMember(teamId: number, memberId: number): Promise<Lead | null>;
   lastOfTeam(teamId: number): Promise<Lead | null>;
@@ -29,6 +85,30 @@ export interface LeadStore {
    * a separate keyset read, so nothing is held open between batches and other work can run.
    */
   range(scope: RangeScope, range: EpochRange, batchSize: number): AsyncIterable<Lead[]>;
+  /**
+   * v2 search: up to `limit` leads matching `filter`, in (epoch, seq) order `direction`,
+   * strictly after `after` in that order.
+   */
+  search(
+    filter: LeadFilter,
+    direction: 'ASC' | 'DESC',
+    after: SearchPosition | null,
+    limit: number,
+  ): Promise<Lead[]>;
+  /** The lead with this v2 id, if it is in the scope. */
+  byUuid(scope: LeadScope, uuid: string): Promise<Lead | null>;
+  /**
+   * Leads in the scope in storage order, after `after` (null: from the start). On PostgreSQL a
+   * lead only appears once every transaction that could have stored an earlier one has ended,
+   * so a reader that follows `next` never skips a lead that commits late.
+   */
+  changes(scope: LeadScope, after: string | null, limit: number): Promise<ChangesPage>;
+  /**
+   * Stores one lead now (v2 creation), visible to every read once this resolves. With a claim,
+   * the first creation under the key is remembered: the same key and body again return that
+   * lead (`replayed`); the same key with another body is a `conflict`.
+   */
+  create(lead: NewLead, claim: IdempotencyClaim | null): Promise<CreateResult>;
 }
 
 export interface SubteamAccess {
@@ -96,7 +176,8 @@ export interface Collector {
 export interface NewLead {
   teamId: number;
   memberId: number;
-  id: string;
+  /** The v1 `id`; null (v2 creation): the lead's storage seq, as decimal text. */
+  id: string | null;
   epoch: number;
   time: string;
   userPid: string;
@@ -105,6 +186,11 @@ export interface NewLead {
   lat: string | null;
   long: string | null;
   fields: string;
+  source: LeadSource;
+  firstName: string | null;
+  lastName: string | null;
+  /** Folded searchable text (lead-text.ts); `hasEmail` is `text` having an e-mail. */
+  text: LeadText;
 }
 
 /** A record put aside until the records it references have been seen. */
@@ -158,6 +244,11 @@ export interface Store {
    * `unreachable` (to the primary); null without one.
    */
   replicaState(): 'fresh' | 'lagging' | 'unreachable' | null;
+  /**
+   * A random 32-byte secret kept in the store under `name`, made on first use: every instance
+   * on the store signs and checks with the same one (v2 cursors).
+   */
+  secret(name: string): Promise<Buffer>;
   /** Cheapest round trip to the store; throws when it cannot be reached. */
   ping(): Promise<void>;
   /** Brings the schema up to date; throws (naming the migration) when one fails. */

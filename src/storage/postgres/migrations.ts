@@ -94,6 +94,47 @@ const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       );
     `,
   },
+  {
+    version: 3,
+    name: 'v2',
+    // v2 search, change feed and creation.
+    // - txid: the transaction that stored the lead. The change feed walks (txid, seq) and only
+    //   up to the oldest transaction still running, so a lead committed late is never skipped
+    //   (leads_seq alone is not commit-ordered). Leads stored before this migration have 0.
+    // - text_fields / search: folded searchable fields (src/domain/lead-text.ts), one by one for
+    //   rechecks and joined for the pg_trgm GIN index that finds FUZZY and EXACT candidates.
+    sql: `
+      CREATE EXTENSION IF NOT EXISTS pg_trgm;
+      ALTER TABLE leads
+        ADD COLUMN source text NOT NULL DEFAULT 'PROFILE_CONNECTION'
+          CHECK (source IN ('APP_TO_APP', 'PROFILE_CONNECTION', 'BUSINESS_CARD_SCAN', 'QR_CODE_SCAN', 'MANUAL')),
+        ADD COLUMN has_email boolean NOT NULL DEFAULT false,
+        ADD COLUMN first_name text,
+        ADD COLUMN last_name text,
+        ADD COLUMN txid bigint NOT NULL DEFAULT 0,
+        ADD COLUMN text_fields text[] NOT NULL DEFAULT '{}',
+        ADD COLUMN search text NOT NULL DEFAULT '';
+      ALTER TABLE leads ALTER COLUMN txid SET DEFAULT (pg_current_xact_id()::text::bigint);
+      UPDATE leads SET
+        source = CASE
+          WHEN kind = 'scan' THEN 'BUSINESS_CARD_SCAN'
+          WHEN (fields::jsonb ->> 'isManual') = 'true' THEN 'MANUAL'
+          WHEN (fields::jsonb ->> 'apptoapp') = 'true' THEN 'APP_TO_APP'
+          ELSE 'PROFILE_CONNECTION' END,
+        has_email = coalesce(fields::jsonb ->> 'email', '') <> '';
+      CREATE INDEX leads_team_feed ON leads(team_id, txid, seq);
+      CREATE INDEX leads_search ON leads USING gin (search gin_trgm_ops);
+      CREATE TABLE idempotency_keys (
+        key_id bigint NOT NULL,
+        key text NOT NULL,
+        body_hash text NOT NULL,
+        lead_uuid uuid NOT NULL,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (key_id, key)
+      );
+      CREATE TABLE secrets (name text PRIMARY KEY, value bytea NOT NULL);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import { leadText, paddedWords } from '../../domain/lead-text.js';
 import { MigrationError } from '../migration-error.js';
 import type { MigrationReport } from '../store.js';
 
@@ -11,6 +12,26 @@ interface Migration {
   version: number;
   name: string;
   sql: string;
+  /** Work SQL cannot do (text folding), run in the same transaction after `sql`. */
+  after?: (db: Database.Database) => void;
+}
+
+/** Statement that adds one lead's searchable text to the FTS5 index (rowid = the lead's seq). */
+export const INSERT_LEAD_TEXT = `INSERT INTO lead_text (rowid, first_name, last_name, full_name, email,
+  company_name, job_title, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+
+function backfillLeadText(db: Database.Database): void {
+  const insert = db.prepare(INSERT_LEAD_TEXT);
+  const rows = db.prepare('SELECT seq, fields, first_name, last_name FROM leads').iterate() as Iterable<{
+    seq: number;
+    fields: string;
+    first_name: string | null;
+    last_name: string | null;
+  }>;
+  for (const r of rows) {
+    const text = leadText(JSON.parse(r.fields), { firstName: r.first_name, lastName: r.last_name });
+    insert.run(r.seq, ...text.map(paddedWords));
+  }
 }
 
 const MIGRATIONS: Migration[] = [
@@ -81,6 +102,38 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX api_keys_member ON api_keys(member_id);
     `,
   },
+  {
+    version: 2,
+    name: 'v2',
+    // v2 search, change feed and creation. lead_text is an FTS5 trigram index over the folded
+    // searchable fields (src/domain/lead-text.ts); its rowid is the lead's seq.
+    sql: `
+      ALTER TABLE leads ADD COLUMN source TEXT NOT NULL DEFAULT 'PROFILE_CONNECTION'
+        CHECK (source IN ('APP_TO_APP', 'PROFILE_CONNECTION', 'BUSINESS_CARD_SCAN', 'QR_CODE_SCAN', 'MANUAL'));
+      UPDATE leads SET source = CASE
+        WHEN kind = 'scan' THEN 'BUSINESS_CARD_SCAN'
+        WHEN json_extract(fields, '$.isManual') = 1 THEN 'MANUAL'
+        WHEN json_extract(fields, '$.apptoapp') = 1 THEN 'APP_TO_APP'
+        ELSE 'PROFILE_CONNECTION' END;
+      ALTER TABLE leads ADD COLUMN has_email INTEGER NOT NULL DEFAULT 0;
+      UPDATE leads SET has_email = coalesce(json_extract(fields, '$.email'), '') <> '';
+      ALTER TABLE leads ADD COLUMN first_name TEXT;
+      ALTER TABLE leads ADD COLUMN last_name TEXT;
+      CREATE INDEX leads_team_seq ON leads(team_id, seq);
+      CREATE VIRTUAL TABLE lead_text USING fts5(
+        first_name, last_name, full_name, email, company_name, job_title, note, tokenize = 'trigram');
+      CREATE TABLE idempotency_keys (
+        key_id INTEGER NOT NULL,
+        key TEXT NOT NULL,
+        body_hash TEXT NOT NULL,
+        lead_uuid TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (key_id, key)
+      ) WITHOUT ROWID;
+      CREATE TABLE secrets (name TEXT PRIMARY KEY, value BLOB NOT NULL);
+    `,
+    after: backfillLeadText,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
@@ -102,6 +155,7 @@ export function migrate(db: Database.Database): MigrationReport {
     try {
       db.transaction(() => {
         db.exec(m.sql);
+        m.after?.(db);
         record.run(m.version, m.name, Date.now());
       }).immediate();
     } catch (err) {

@@ -1,0 +1,124 @@
+/**
+ * The searchable text of a lead (v2 `query` clauses) and the one definition of how text
+ * matches, shared by both engines so they answer the same:
+ *
+ * - folding: Unicode compatibility decomposition, combining marks removed, lower case — so
+ *   matching ignores case and accents ("José" = "jose");
+ * - EXACT: the whole folded field equals the folded value;
+ * - FUZZY: trigram word similarity (PostgreSQL pg_trgm's `word_similarity`: the best Jaccard
+ *   overlap between the value's trigrams and any run of the field's trigrams) of at least
+ *   FUZZY_THRESHOLD — tolerant of a typo or two in a name, and of a part of a longer field.
+ *
+ * PostgreSQL computes the similarity with pg_trgm itself; SQLite finds candidates through an
+ * FTS5 trigram index and checks them with `wordSimilarity` below.
+ */
+
+export const TEXT_FIELDS = [
+  'firstName',
+  'lastName',
+  'fullName',
+  'email',
+  'companyName',
+  'jobTitle',
+  'note',
+] as const;
+export type TextField = (typeof TEXT_FIELDS)[number];
+
+/** Folded values of a lead's searchable fields, in TEXT_FIELDS order ('' when unset). */
+export type LeadText = string[];
+
+/** pg_trgm similarity a FUZZY value must reach: one typo in a four-letter name still matches. */
+export const FUZZY_THRESHOLD = 0.4;
+/** FUZZY needs this many characters (after folding): shorter values match nearly everything. */
+export const FUZZY_MIN_LENGTH = 3;
+
+export function fold(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+}
+
+/** Words as pg_trgm sees them: runs of letters and digits. */
+export function words(folded: string): string[] {
+  return folded.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
+}
+
+/** A name split the way v2 reports it when only a full name is known: first word, the rest. */
+export function splitName(name: string): { first: string | null; last: string | null } {
+  const parts = name.trim().split(/\s+/u).filter(Boolean);
+  if (parts.length === 0) return { first: null, last: null };
+  return { first: parts[0]!, last: parts.length > 1 ? parts.slice(1).join(' ') : null };
+}
+
+/** The v1 members a lead's searchable fields come from (v2 names → v1 `fields` members). */
+export function leadText(
+  fields: Record<string, unknown>,
+  given: { firstName: string | null; lastName: string | null },
+): LeadText {
+  const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+  const name = str(fields.name);
+  const split = splitName(name);
+  const values: Record<TextField, string> = {
+    firstName: given.firstName ?? split.first ?? '',
+    lastName: given.lastName ?? split.last ?? '',
+    fullName: name,
+    email: str(fields.email),
+    companyName: str(fields.company),
+    jobTitle: str(fields.jobTitle),
+    note: str(fields.note),
+  };
+  return TEXT_FIELDS.map((f) => fold(values[f]));
+}
+
+/** pg_trgm's trigrams of one word: two spaces before, one after. */
+function wordTrigrams(word: string): string[] {
+  const padded = `  ${word} `;
+  const out: string[] = [];
+  for (let i = 0; i + 3 <= padded.length; i++) out.push(padded.slice(i, i + 3));
+  return out;
+}
+
+/** Every word's trigrams, in order: the sequence word similarity runs over. */
+export function trigrams(folded: string): string[] {
+  return words(folded).flatMap(wordTrigrams);
+}
+
+/**
+ * The field as the SQLite FTS5 trigram index stores it: each word padded as pg_trgm pads it,
+ * so the padded trigrams of a FUZZY value find it.
+ */
+export function paddedWords(folded: string): string {
+  return words(folded)
+    .map((w) => `  ${w} `)
+    .join('');
+}
+
+/**
+ * Greatest Jaccard similarity between the value's trigram set and the trigram set of any
+ * contiguous run of the field's trigrams (pg_trgm `word_similarity(value, field)`).
+ */
+export function wordSimilarity(foldedValue: string, foldedField: string): number {
+  const want = new Set(trigrams(foldedValue));
+  if (want.size === 0) return 0;
+  const seq = trigrams(foldedField);
+  let best = 0;
+  for (let i = 0; i < seq.length; i++) {
+    if (!want.has(seq[i]!)) continue; // the best run starts and ends on a shared trigram
+    const run = new Set<string>();
+    let shared = 0;
+    for (let j = i; j < seq.length; j++) {
+      const t = seq[j]!;
+      if (!run.has(t)) {
+        run.add(t);
+        if (want.has(t)) shared++;
+      }
+      const score = shared / (want.size + run.size - shared);
+      if (score > best) best = score;
+    }
+  }
+  return best;
+}
+
+/** The FTS5 query that finds every lead sharing a padded trigram with the value. */
+export function ftsAnyTrigram(foldedValue: string): string {
+  const distinct = [...new Set(trigrams(foldedValue))];
+  return distinct.map((t) => `"${t.replaceAll('"', '""')}"`).join(' OR ');
+}
