@@ -7,6 +7,7 @@ import type { RateLimiter } from './domain/rate-limit.js';
 import { pageRoutes } from './http/pages.js';
 import { errorHandler, STORE_RETRY_AFTER_SECONDS, sendProblem } from './http/problem.js';
 import { v1Routes } from './http/v1/routes.js';
+import { v2Routes } from './http/v2/routes.js';
 import type { Store } from './storage/store.js';
 
 export interface AppDeps {
@@ -57,12 +58,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(pageRoutes);
   // Registered on the root (not as an encapsulated plugin) so its hooks reach v1 404s too.
-  await v1Routes(app, {
+  const api = {
     config,
     store,
     rateLimiter:
       deps.rateLimiter ?? store.createRateLimiter(config.rateLimit.limit, config.rateLimit.windowSeconds),
     now: deps.now ?? Date.now,
-  });
+  };
+  await v1Routes(app, api);
+  await v2Routes(app, api);
   return app;
 }

@@ -9,7 +9,9 @@ export type ErrorCode =
   | 'forbidden'
   | 'not-found'
   | 'method-not-allowed'
+  | 'idempotency-conflict'
   | 'payload-too-large'
+  | 'unsupported-media-type'
   | 'rate-limited'
   | 'store-unavailable'
   | 'internal';

@@ -33,7 +33,10 @@ export const FUZZY_THRESHOLD = 0.4;
 export const FUZZY_MIN_LENGTH = 3;
 
 export function fold(text: string): string {
-  return text.normalize('NFKD').replace(/\p{M}+/gu, '').toLowerCase();
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .toLowerCase();
 }
 
 /** Words as pg_trgm sees them: runs of letters and digits. */

@@ -25,6 +25,17 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string; descri
   },
   'not-found': { status: 404, title: 'Not found', description: 'No such resource for this caller.' },
   'method-not-allowed': { status: 405, title: 'Method not allowed', description: 'See the Allow header.' },
+  'idempotency-conflict': {
+    status: 409,
+    title: 'Idempotency key reused',
+    description:
+      'This Idempotency-Key was already used with a different request body; use a new key for a new lead.',
+  },
+  'unsupported-media-type': {
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'Request bodies are JSON: send Content-Type: application/json.',
+  },
   'payload-too-large': {
     status: 413,
     title: 'Payload too large',
@@ -80,6 +91,10 @@ export function sendProblem(
 function fromFrameworkError(err: FastifyError): AppError | null {
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
     return new AppError('payload-too-large', 'The request body is too large.');
+  if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
+    return new AppError('unsupported-media-type', 'Send the body as Content-Type: application/json.');
+  if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err instanceof SyntaxError)
+    return new AppError('invalid-request', 'The request body is not valid JSON.');
   if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
     return new AppError('invalid-request', 'The request could not be read.');
   }

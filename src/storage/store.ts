@@ -121,6 +121,11 @@ export interface DirectoryStore {
   subteamAccess(teamId: number, subteamId: number, memberId: number): Promise<SubteamAccess | null>;
   /** A member by numeric id or by e-mail. */
   findMember(ref: number | string): Promise<Member | null>;
+  team(id: number): Promise<Team | null>;
+  /** Ids of the subteams of `teamId` that the member administers. */
+  adminSubteams(teamId: number, memberId: number): Promise<number[]>;
+  /** Whether `adminId` administers a subteam that `memberId` is currently a member of. */
+  administers(teamId: number, adminId: number, memberId: number): Promise<boolean>;
   /** Whether the store holds no lead at all (`npm start` seeds a demo then). */
   isEmpty(): Promise<boolean>;
   /** Highest team, member and subteam ids in use (0 when none), so generated data can follow them. */

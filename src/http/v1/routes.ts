@@ -4,9 +4,8 @@ import { AppError } from '../../domain/errors.js';
 import type { RateLimiter } from '../../domain/rate-limit.js';
 import { lastLeadBody } from '../../domain/v1-wire.js';
 import type { Store } from '../../storage/store.js';
-import { authenticate } from '../auth.js';
+import { admitCaller } from '../caller.js';
 import { etagOf, noneMatch } from '../etag.js';
-import { rateLimitHeaders } from '../rate-limit.js';
 import { deprecationHeaders, V1_PREFIX } from './deprecation.js';
 import { getLastLead } from './get-last-lead.js';
 import { getLastLeadSubTeam } from './get-last-lead-sub-team.js';
@@ -70,16 +69,11 @@ async function handle(
   reply: FastifyReply,
   deps: V1Deps,
 ): Promise<FastifyReply> {
-  const caller = await authenticate(request, deps.store.keys, deps.now());
-  const limit = await deps.rateLimiter.consume(`key:${caller.keyId}`);
-  reply.headers(rateLimitHeaders(limit));
-  if (!limit.allowed) {
-    reply.header('retry-after', String(limit.resetSeconds));
-    throw new AppError(
-      'rate-limited',
-      `Rate limit of ${limit.limit} requests per ${limit.windowSeconds} s exceeded.`,
-    );
-  }
+  const caller = await admitCaller(request, reply, {
+    keys: deps.store.keys,
+    rateLimiter: deps.rateLimiter,
+    now: deps.now(),
+  });
   // Retirement of v1 (v1-contract C7: freeze, brownouts, sunset, usage ledger) decides here,
   // between knowing the caller and running the operation.
 

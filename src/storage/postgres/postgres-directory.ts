@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres';
-import type { Member, Role } from '../../domain/directory.js';
+import type { Member, Role, Team } from '../../domain/directory.js';
 import type { DirectoryStore, SubteamAccess } from '../store.js';
 
 export interface PgMemberRow {
@@ -40,6 +40,27 @@ export class PostgresDirectoryStore implements DirectoryStore {
             PgMemberRow[]
           >`SELECT id, team_id, email, name, role, pid FROM members WHERE email = ${ref}`;
     return row === undefined ? null : pgToMember(row);
+  }
+
+  async team(id: number): Promise<Team | null> {
+    const [r] = await this.sql<
+      { id: number; name: string; time_zone: string }[]
+    >`SELECT id, name, time_zone FROM teams WHERE id = ${id}`;
+    return r === undefined ? null : { id: r.id, name: r.name, timeZone: r.time_zone };
+  }
+
+  async adminSubteams(teamId: number, memberId: number): Promise<number[]> {
+    const rows = await this.reads()<{ subteam_id: number }[]>`SELECT subteam_id FROM subteam_members
+      WHERE team_id = ${teamId} AND member_id = ${memberId} AND is_admin ORDER BY subteam_id`;
+    return rows.map((r) => r.subteam_id);
+  }
+
+  async administers(teamId: number, adminId: number, memberId: number): Promise<boolean> {
+    const [row] = await this.reads()<{ yes: boolean }[]>`SELECT EXISTS (SELECT 1 FROM subteam_members a
+        JOIN subteam_members m ON m.team_id = a.team_id AND m.subteam_id = a.subteam_id
+        WHERE a.team_id = ${teamId} AND a.member_id = ${adminId} AND a.is_admin
+          AND m.member_id = ${memberId} AND m.is_member) AS yes`;
+    return row?.yes ?? false;
   }
 
   async isEmpty(): Promise<boolean> {

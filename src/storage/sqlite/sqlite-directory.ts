@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { Member, Role } from '../../domain/directory.js';
+import type { Member, Role, Team } from '../../domain/directory.js';
 import type { DirectoryStore, SubteamAccess } from '../store.js';
 
 interface MemberRow {
@@ -21,6 +21,9 @@ export class SqliteDirectoryStore implements DirectoryStore {
   private readonly memberByEmailStmt: Database.Statement;
   private readonly anyLeadStmt: Database.Statement;
   private readonly maxIdsStmt: Database.Statement;
+  private readonly teamStmt: Database.Statement;
+  private readonly adminSubteamsStmt: Database.Statement;
+  private readonly administersStmt: Database.Statement;
 
   constructor(db: Database.Database) {
     this.subteamStmt = db.prepare(`SELECT s.id,
@@ -34,6 +37,28 @@ export class SqliteDirectoryStore implements DirectoryStore {
     this.anyLeadStmt = db.prepare('SELECT EXISTS (SELECT 1 FROM leads) AS any');
     this.maxIdsStmt = db.prepare(`SELECT (SELECT coalesce(max(id), 0) FROM teams) AS team,
       (SELECT coalesce(max(id), 0) FROM members) AS member, (SELECT coalesce(max(id), 0) FROM subteams) AS subteam`);
+    this.teamStmt = db.prepare('SELECT id, name, time_zone FROM teams WHERE id = ?');
+    this.adminSubteamsStmt = db
+      .prepare(
+        'SELECT subteam_id FROM subteam_members WHERE team_id = ? AND member_id = ? AND is_admin = 1 ORDER BY subteam_id',
+      )
+      .pluck();
+    this.administersStmt = db.prepare(`SELECT EXISTS (SELECT 1 FROM subteam_members a
+        JOIN subteam_members m ON m.team_id = a.team_id AND m.subteam_id = a.subteam_id
+        WHERE a.team_id = ? AND a.member_id = ? AND a.is_admin = 1 AND m.member_id = ? AND m.is_member = 1) AS yes`);
+  }
+
+  async team(id: number): Promise<Team | null> {
+    const r = this.teamStmt.get(id) as { id: number; name: string; time_zone: string } | undefined;
+    return r === undefined ? null : { id: r.id, name: r.name, timeZone: r.time_zone };
+  }
+
+  async adminSubteams(teamId: number, memberId: number): Promise<number[]> {
+    return this.adminSubteamsStmt.all(teamId, memberId) as number[];
+  }
+
+  async administers(teamId: number, adminId: number, memberId: number): Promise<boolean> {
+    return (this.administersStmt.get(teamId, adminId, memberId) as { yes: number }).yes === 1;
   }
 
   async subteamAccess(teamId: number, subteamId: number, memberId: number): Promise<SubteamAccess | null> {

@@ -1,0 +1,61 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Config } from '../../config.js';
+import { CursorCodec } from '../../domain/cursor.js';
+import type { Caller } from '../../domain/directory.js';
+import type { RateLimiter } from '../../domain/rate-limit.js';
+import type { Store } from '../../storage/store.js';
+import { admitCaller } from '../caller.js';
+
+export const V2_PREFIX = '/api/pub/v2/leads';
+export const JSON_TYPE = 'application/json; charset=utf-8';
+
+export interface V2Deps {
+  config: Config;
+  store: Store;
+  rateLimiter: RateLimiter;
+  now: () => number;
+}
+
+/** What a v2 operation works with: the admitted caller, the store, and the cursor codec. */
+export interface V2Context {
+  caller: Caller;
+  store: Store;
+  now: number;
+  cursors: () => Promise<CursorCodec>;
+}
+
+export type V2Handler = (ctx: V2Context, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
+
+/**
+ * The cursor codec, made once from the store's secret. A failed load (store down) is not kept,
+ * so the next request tries again.
+ */
+export function cursorCodec(store: Store): () => Promise<CursorCodec> {
+  let codec: Promise<CursorCodec> | null = null;
+  return () => {
+    codec ??= store.secret('v2-cursor').then(
+      (secret) => new CursorCodec(secret),
+      (err: unknown) => {
+        codec = null;
+        throw err;
+      },
+    );
+    return codec;
+  };
+}
+
+/** Admits the caller (key, quota), runs the operation, and answers its JSON with no-store. */
+export function v2Route(handler: V2Handler, deps: V2Deps, cursors: () => Promise<CursorCodec>) {
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
+    // Personal data: no cache may keep a v2 answer.
+    reply.header('cache-control', 'no-store');
+    const now = deps.now();
+    const caller = await admitCaller(request, reply, {
+      keys: deps.store.keys,
+      rateLimiter: deps.rateLimiter,
+      now,
+    });
+    const body = await handler({ caller, store: deps.store, now, cursors }, request, reply);
+    return reply.type(JSON_TYPE).send(JSON.stringify(body));
+  };
+}

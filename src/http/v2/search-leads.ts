@@ -1,0 +1,72 @@
+import { searchScope } from '../../domain/access.js';
+import { fingerprint } from '../../domain/cursor.js';
+import { type InvalidParam, invalidParams } from '../../domain/errors.js';
+import { FUZZY_MIN_LENGTH, fold, words } from '../../domain/lead-text.js';
+import { leadToV2 } from '../../domain/v2-wire.js';
+import { SearchBody } from '../../schemas/v2.js';
+import type { LeadFilter, SearchPosition, TextClause } from '../../storage/store.js';
+import { validator } from '../validate.js';
+import type { V2Handler } from './context.js';
+
+const checkBody = validator(SearchBody);
+export const DEFAULT_LIMIT = 100;
+
+/**
+ * POST /api/pub/v2/leads/search: one scope, optional conditions, a keyset page in capture-time
+ * order (DESC, newest first, by default) and a signed cursor for the next page; `nextCursor` is
+ * null only on the last page.
+ */
+export const searchLeads: V2Handler = async ({ caller, store, cursors }, request) => {
+  const body = checkBody(request.body);
+  const f = body.filters;
+  const scope = await searchScope(caller, f, store.directory);
+  const bad: InvalidParam[] = [];
+  const start = instant(f.startTime, 'filters.startTime', bad);
+  const end = instant(f.endTime, 'filters.endTime', bad);
+  if (start !== null && end !== null && end < start)
+    bad.push({ name: 'filters.endTime', reason: 'before startTime' });
+  const text: TextClause[] = (body.query ?? []).map((q, i) => {
+    const value = fold(q.value);
+    if (q.match === 'FUZZY' && words(value).join('').length < FUZZY_MIN_LENGTH) {
+      bad.push({
+        name: `query[${i}].value`,
+        reason: `FUZZY needs at least ${FUZZY_MIN_LENGTH} letters or digits`,
+      });
+    }
+    return { fields: q.fields, value, match: q.match };
+  });
+  if (bad.length > 0) throw invalidParams(bad);
+
+  const filter: LeadFilter = {
+    scope,
+    start,
+    end,
+    sources: f.leadSource === undefined ? null : [...f.leadSource].sort(),
+    hasEmail: f.hasEmail ?? null,
+    text,
+  };
+  const direction = body.sort?.direction ?? 'DESC';
+  const print = fingerprint({ filter, direction });
+  const codec = await cursors();
+  const after =
+    body.cursor === undefined
+      ? null
+      : (codec.decode(body.cursor, 'search', caller.teamId, print) as SearchPosition);
+  const limit = body.limit ?? DEFAULT_LIMIT;
+  const found = await store.leads.search(filter, direction, after, limit + 1);
+  const page = found.slice(0, limit);
+  const last = page[page.length - 1];
+  const nextCursor =
+    found.length > limit && last !== undefined
+      ? codec.encode('search', caller.teamId, print, { epoch: last.epoch, seq: last.seq })
+      : null;
+  return { data: { leads: page.map(leadToV2), nextCursor } };
+};
+
+/** Epoch ms of an ISO-8601 instant the schema let through; a date that does not exist is a 400. */
+function instant(value: string | undefined, name: string, bad: InvalidParam[]): number | null {
+  if (value === undefined) return null;
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms)) bad.push({ name, reason: 'not a valid date' });
+  return ms;
+}
