@@ -7,7 +7,7 @@
  * - EXACT: the whole folded field equals the folded value;
  * - FUZZY: trigram word similarity (PostgreSQL pg_trgm's `word_similarity`: the best Jaccard
  *   overlap between the value's trigrams and any run of the field's trigrams) of at least
- *   FUZZY_THRESHOLD — tolerant of a typo or two in a name, and of a part of a longer field.
+ *   FUZZY_THRESHOLD — tolerant of a typo in a name, and matching a part of a longer field.
  *
  * PostgreSQL computes the similarity with pg_trgm itself; SQLite finds candidates through an
  * FTS5 trigram index and checks them with `wordSimilarity` below.
@@ -27,8 +27,12 @@ export type TextField = (typeof TEXT_FIELDS)[number];
 /** Folded values of a lead's searchable fields, in TEXT_FIELDS order ('' when unset). */
 export type LeadText = string[];
 
-/** pg_trgm similarity a FUZZY value must reach: one typo in a four-letter name still matches. */
-export const FUZZY_THRESHOLD = 0.4;
+/**
+ * Word similarity a FUZZY value must reach: pg_trgm's default for `similarity`. Measured on
+ * pg_trgm: "jonh"→"john" 0.4, "smyth"→"smith" 0.33, "micheal"→"michael" 0.5 match; "mike"→"mark"
+ * 0.2 does not. A swap of a short name's first letters ("jhon" 0.2) is beyond trigrams.
+ */
+export const FUZZY_THRESHOLD = 0.3;
 /** FUZZY needs this many characters (after folding): shorter values match nearly everything. */
 export const FUZZY_MIN_LENGTH = 3;
 

@@ -2,6 +2,7 @@ import type { CreateBody } from '../schemas/v2.js';
 import type { NewLead } from '../storage/store.js';
 import type { Member, Team } from './directory.js';
 import { invalidParams } from './errors.js';
+import { parseInstant } from './instant.js';
 import type { LeadKind, LeadSource } from './lead.js';
 import { leadText } from './lead-text.js';
 import { timeLabel } from './time-label.js';
@@ -34,7 +35,7 @@ export function newLeadFrom(body: CreateBody, member: Member, team: Team, now: n
   if (userPid === null) {
     throw invalidParams([{ name: 'userPid', reason: 'required: the member has no default profile id' }]);
   }
-  const epoch = body.captureDatetime === undefined ? now : Date.parse(body.captureDatetime);
+  const epoch = body.captureDatetime === undefined ? now : (parseInstant(body.captureDatetime) ?? Number.NaN);
   if (!Number.isFinite(epoch) || epoch < 0) {
     throw invalidParams([{ name: 'captureDatetime', reason: 'not a valid date from 1970 on' }]);
   }

@@ -1,6 +1,7 @@
 import { searchScope } from '../../domain/access.js';
 import { fingerprint } from '../../domain/cursor.js';
 import { type InvalidParam, invalidParams } from '../../domain/errors.js';
+import { parseInstant } from '../../domain/instant.js';
 import { FUZZY_MIN_LENGTH, fold, words } from '../../domain/lead-text.js';
 import { leadToV2 } from '../../domain/v2-wire.js';
 import { SearchBody } from '../../schemas/v2.js';
@@ -66,7 +67,7 @@ export const searchLeads: V2Handler = async ({ caller, store, cursors }, request
 /** Epoch ms of an ISO-8601 instant the schema let through; a date that does not exist is a 400. */
 function instant(value: string | undefined, name: string, bad: InvalidParam[]): number | null {
   if (value === undefined) return null;
-  const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) bad.push({ name, reason: 'not a valid date' });
+  const ms = parseInstant(value);
+  if (ms === null) bad.push({ name, reason: 'not a date and time that exists' });
   return ms;
 }

@@ -1,0 +1,199 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { V2Lead } from '../../src/schemas/v2.js';
+import { enginesUnderTest } from '../engines.js';
+import { keyFor } from '../helpers.js';
+import { assertInvalidParams, call } from '../v1/http-assert.js';
+import { assertV2Ok, assertV2Problem, get, post, search, V2 } from './client.js';
+import { buildSearchFixture, M, type SearchFixture } from './search-fixture.js';
+
+const connection = {
+  leadSource: 'PROFILE_CONNECTION',
+  captureDatetime: '2026-05-04T10:20:30.456+02:00',
+  systemFields: {
+    firstName: 'Zoë',
+    lastName: 'van Dijk',
+    email: 'zoe@dijk.test',
+    phone: '31612345678',
+    companyName: 'Dijk BV',
+    twitterUrl: 'https://x.test/zoe',
+    location: { label: 'Utrecht', latitude: 52.09, longitude: 5.12 },
+  },
+};
+
+for (const engine of enginesUnderTest()) {
+  describe(`v2 create lead [${engine}]`, () => {
+    let fx: SearchFixture;
+    before(async () => {
+      fx = await buildSearchFixture(engine);
+    });
+    after(async () => fx.cleanup());
+
+    const create = async (key: string, body: unknown, headers: Record<string, string> = {}) =>
+      post(fx.app, V2, key, body, headers);
+
+    it('creates a connection lead for the caller, visible at once to v1 and v2 reads', async () => {
+      const res = await create(fx.key.max, { ...connection, locationShared: true });
+      const lead = assertV2Ok(res, 201).data as V2Lead;
+      assert.equal(res.headers.location, `${V2}/${lead.leadId}`);
+      assert.match(lead.legacyLeadId, /^[0-9]+$/);
+      assert.deepEqual(lead.assignedMembers, [M.max]);
+      assert.equal(lead.leadSource, 'PROFILE_CONNECTION');
+      assert.equal(lead.captureDatetime, '2026-05-04T08:20:30.456Z');
+      assert.equal(lead.systemFields.fullName, 'Zoë van Dijk');
+      assert.equal(lead.systemFields.firstName, 'Zoë');
+      assert.equal(lead.systemFields.lastName, 'van Dijk');
+      assert.deepEqual(lead.systemFields.location, { label: 'Utrecht', latitude: 52.09, longitude: 5.12 });
+
+      const v1 = await call(fx.app, '/api/pub/leads/getLastLead', fx.key.max);
+      assert.equal(v1.statusCode, 200);
+      const [w] = JSON.parse(v1.body) as Record<string, unknown>[];
+      assert.deepEqual(w, {
+        id: lead.legacyLeadId,
+        epoch: Date.parse('2026-05-04T08:20:30.456Z'),
+        time: '2026-05-04 08:20:30',
+        userId: M.max,
+        userEmail: 'max@search.test',
+        userPid: 'p4',
+        lat: '52.09',
+        long: '5.12',
+        name: 'Zoë van Dijk',
+        company: 'Dijk BV',
+        email: 'zoe@dijk.test',
+        number: '31612345678',
+        fullContact: { twitter: 'https://x.test/zoe' },
+        location: 'Utrecht',
+        isManual: false,
+        isLead: true,
+        apptoapp: false,
+      });
+      assertV2Ok(await get(fx.app, `${V2}/${lead.leadId}`, fx.key.max));
+      const found = await search(fx.app, fx.key.admin, {
+        filters: { teamId: 501 },
+        query: [{ fields: ['lastName'], value: 'van dyk', match: 'FUZZY' }],
+      });
+      assert.deepEqual(
+        found.leads.map((l) => l.leadId),
+        [lead.leadId],
+      );
+    });
+
+    it('a card scan is a v1 scan; other sources set the v1 flags they stand for', async () => {
+      const scan = assertV2Ok(
+        await create(fx.key.mia, {
+          leadSource: 'BUSINESS_CARD_SCAN',
+          systemFields: { fullName: 'Card Person', businessCardImageUrl: 'card-9.jpg' },
+        }),
+        201,
+      ).data as V2Lead;
+      assert.equal(scan.systemFields.businessCardImageUrl, 'card-9.jpg');
+      assert.deepEqual(
+        { isScan: scan.v1Fields.isScan, isRoll: scan.v1Fields.isRoll, isManual: scan.v1Fields.isManual },
+        { isScan: true, isRoll: false, isManual: false },
+      );
+      for (const [source, flags] of [
+        ['APP_TO_APP', { isLead: true, apptoapp: true, isManual: false }],
+        ['MANUAL', { isLead: true, apptoapp: false, isManual: true }],
+        ['QR_CODE_SCAN', { isLead: true, apptoapp: false, isManual: false }],
+      ] as const) {
+        const l = assertV2Ok(
+          await create(fx.key.mia, { leadSource: source, systemFields: { email: `${source}@x.test` } }),
+          201,
+        ).data as V2Lead;
+        assert.equal(l.leadSource, source);
+        for (const [k, v] of Object.entries(flags)) assert.equal(l.v1Fields[k], v, `${source} ${k}`);
+      }
+    });
+
+    it('keeps coordinates only with consent', async () => {
+      const l = assertV2Ok(await create(fx.key.admin, connection), 201).data as V2Lead;
+      assert.deepEqual(l.systemFields.location, { label: 'Utrecht', latitude: null, longitude: null });
+      const stored = await fx.store.leads.lastOfMember(501, M.admin);
+      assert.equal(stored?.uuid, l.leadId);
+      assert.equal(stored?.lat, null, 'not stored at all');
+      assert.equal(stored?.long, null);
+      const v1 = await call(fx.app, '/api/pub/leads/getLastLead', fx.key.admin);
+      assert.doesNotMatch(v1.body, /"lat"|"long"|52\.09/);
+    });
+
+    it('Idempotency-Key: the same key and body create one lead; another body is a 409', async () => {
+      const body = { leadSource: 'MANUAL', systemFields: { fullName: 'Once Only' } };
+      const headers = { 'idempotency-key': 'order-7f3a' };
+      const first = await create(fx.key.subAdmin, body, headers);
+      const firstLead = assertV2Ok(first, 201).data as V2Lead;
+      assert.equal(first.headers['idempotent-replayed'], undefined);
+      const again = await create(
+        fx.key.subAdmin,
+        { systemFields: { fullName: 'Once Only' }, leadSource: 'MANUAL' },
+        headers,
+      );
+      assert.equal((assertV2Ok(again, 201).data as V2Lead).leadId, firstLead.leadId);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assertV2Problem(
+        await create(fx.key.subAdmin, { ...body, systemFields: { fullName: 'Other' } }, headers),
+        409,
+        'idempotency-conflict',
+      );
+      const mine = await search(fx.app, fx.key.subAdmin, {
+        filters: { assignedMemberIds: [M.subAdmin] },
+        query: [{ fields: ['fullName'], value: 'Once Only', match: 'EXACT' }],
+      });
+      assert.equal(mine.leads.length, 1, 'stored once');
+      // Keys are per API key: another key may use the same Idempotency-Key for its own lead.
+      const otherKey = await keyFor(fx.store, M.subAdmin);
+      const other = assertV2Ok(await create(otherKey, body, headers), 201).data as V2Lead;
+      assert.notEqual(other.leadId, firstLead.leadId);
+    });
+
+    it('concurrent retries with one Idempotency-Key store one lead', async () => {
+      const body = { leadSource: 'PROFILE_CONNECTION', systemFields: { fullName: 'Raced Retry' } };
+      const results = await Promise.all(
+        Array.from({ length: 6 }, () => create(fx.key.mia, body, { 'idempotency-key': 'race-1' })),
+      );
+      const ids = new Set(results.map((r) => (assertV2Ok(r, 201).data as V2Lead).leadId));
+      assert.equal(ids.size, 1);
+    });
+
+    const bad: [string, unknown, string[]][] = [
+      ['no contact at all', { leadSource: 'MANUAL', systemFields: { note: 'who?' } }, ['systemFields']],
+      [
+        'an unknown member',
+        { leadSource: 'MANUAL', systemFields: { fullName: 'A', nickname: 'B' } },
+        ['/systemFields/nickname'],
+      ],
+      ['an unknown source', { leadSource: 'FAX', systemFields: { fullName: 'A' } }, ['/leadSource']],
+      [
+        'a latitude off the globe',
+        { leadSource: 'MANUAL', systemFields: { fullName: 'A', location: { latitude: 91 } } },
+        ['/systemFields/location/latitude'],
+      ],
+      [
+        'a date that does not exist',
+        { leadSource: 'MANUAL', captureDatetime: '2026-02-29T10:00:00Z', systemFields: { fullName: 'A' } },
+        ['captureDatetime'],
+      ],
+      ['no systemFields', { leadSource: 'MANUAL' }, ['/']],
+    ];
+    for (const [what, body, names] of bad) {
+      it(`400 for ${what}, and nothing stored`, async () => {
+        const before = await fx.store.leads.changes({ teamId: 501 }, null, 10_000);
+        const p = assertV2Problem(await create(fx.key.mia, body), 400, 'invalid-parameters');
+        assertInvalidParams(p, names);
+        const after = await fx.store.leads.changes({ teamId: 501 }, null, 10_000);
+        assert.equal(after.leads.length, before.leads.length);
+      });
+    }
+
+    it('a malformed Idempotency-Key is a 400; a body over 64 KiB a 413', async () => {
+      const body = { leadSource: 'MANUAL', systemFields: { fullName: 'A' } };
+      const p = assertV2Problem(
+        await create(fx.key.mia, body, { 'idempotency-key': 'has space' }),
+        400,
+        'invalid-parameters',
+      );
+      assertInvalidParams(p, ['Idempotency-Key']);
+      const huge = { leadSource: 'MANUAL', systemFields: { fullName: 'A', note: 'x'.repeat(70_000) } };
+      assertV2Problem(await create(fx.key.mia, huge), 413, 'payload-too-large');
+    });
+  });
+}
