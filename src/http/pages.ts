@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { ErrorCode } from '../domain/errors.js';
+import { openApiDocument } from './openapi.js';
 import { PROBLEMS } from './problem.js';
 
 const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
@@ -26,6 +27,9 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
         `<!doctype html><title>${escapeHtml(p.title)}</title><h1>${p.status} ${escapeHtml(p.title)}</h1><p>${escapeHtml(p.description)}</p>`,
       );
   });
+
+  // Built per request from the route schemas: the same document as docs/openapi.json.
+  app.get('/openapi.json', async () => openApiDocument());
 
   app.get('/docs/:page', async (request, reply) => {
     const { page } = request.params as { page: string };
