@@ -2,15 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { ErrorCode } from '../domain/errors.js';
+import { escapeHtml, renderDocPage } from './doc-page.js';
 import { openApiDocument } from './openapi.js';
 import { PROBLEMS } from './problem.js';
 
 const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
 const PAGE = /^[a-z0-9-]+$/;
-
-function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /**
  * Human-readable pages the API points at: each problem type URI, and the docs the v1 `Link`
@@ -32,7 +29,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
   app.get('/openapi.json', async () => openApiDocument());
 
   app.get('/docs/:page', async (request, reply) => {
-    const { page } = request.params as { page: string };
+    const page = (request.params as { page: string }).page.replace(/\.md$/, '');
     if (!PAGE.test(page)) return reply.callNotFound();
     let text: string;
     try {
@@ -40,6 +37,10 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     } catch {
       return reply.callNotFound();
     }
-    return reply.type('text/markdown; charset=utf-8').send(text);
+    // HTML for browsers; the Markdown source for clients that ask for it.
+    if (/\btext\/markdown\b/.test(request.headers.accept ?? '')) {
+      return reply.type('text/markdown; charset=utf-8').send(text);
+    }
+    return reply.type('text/html; charset=utf-8').send(renderDocPage(text));
   });
 }
