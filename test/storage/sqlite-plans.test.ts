@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { LEAD_QUERIES } from '../../src/storage/sqlite/sqlite-leads.js';
+import { byUuidQuery, changesQuery, searchQuery } from '../../src/storage/sqlite/sqlite-search.js';
+import type { LeadFilter, LeadScope } from '../../src/storage/store.js';
 import { makeStore } from '../helpers.js';
 
 /**
@@ -31,8 +33,26 @@ function plan(sql: string): string[] {
   );
 }
 
+const noFilter = (scope: LeadScope): LeadFilter => ({
+  scope,
+  start: null,
+  end: null,
+  sources: null,
+  hasEmail: null,
+  text: [],
+});
+/** v2 reads without text: the keyset walks an index in page order and stops with the page. */
+const V2_QUERIES = {
+  searchTeam: searchQuery(noFilter({ teamId: 1 }), 'DESC', { epoch: 1, seq: 1 }, 100).sql,
+  searchTeamAsc: searchQuery({ ...noFilter({ teamId: 1 }), start: 1, end: 2 }, 'ASC', null, 100).sql,
+  searchMember: searchQuery(noFilter({ teamId: 1, members: [1] }), 'DESC', { epoch: 1, seq: 1 }, 100).sql,
+  changesTeam: changesQuery({ teamId: 1 }, 0, 100).sql,
+  changesMember: changesQuery({ teamId: 1, members: [1] }, 0, 100).sql,
+  byUuid: byUuidQuery({ teamId: 1, subteams: [1] }, 'x').sql,
+};
+
 describe('SQLite query plans', () => {
-  for (const [name, sql] of Object.entries(LEAD_QUERIES)) {
+  for (const [name, sql] of Object.entries({ ...LEAD_QUERIES, ...V2_QUERIES })) {
     test(`${name}: leads are searched through an index, never scanned or sorted`, () => {
       const steps = plan(sql);
       const leadSteps = steps.filter((d) => / (l|l2) /.test(`${d} `));
@@ -45,6 +65,14 @@ describe('SQLite query plans', () => {
       assert.ok(!steps.some((d) => /^SCAN (l|l2|m)\b/.test(d)), steps.join(' | '));
     });
   }
+
+  test('the change feed walks leads_team_seq, a lead by v2 id is one seek', () => {
+    for (const sql of [V2_QUERIES.changesTeam, V2_QUERIES.changesMember])
+      assert.ok(
+        plan(sql).some((d) => /SEARCH l USING INDEX leads_team_seq \(team_id=\? AND seq>\?\)/.test(d)),
+      );
+    assert.ok(plan(V2_QUERIES.byUuid).some((d) => /SEARCH l USING INDEX \w+ \(uuid=\?\)/.test(d)));
+  });
 
   test('lastOfSubteam walks the subteam, one seek per member', () => {
     const steps = plan(LEAD_QUERIES.lastOfSubteam);

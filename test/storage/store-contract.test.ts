@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { hashKey } from '../../src/domain/api-key.js';
 import type { Lead } from '../../src/domain/lead.js';
+import { leadText } from '../../src/domain/lead-text.js';
 import type { EpochRange, RangeScope, Store } from '../../src/storage/store.js';
 import { enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load } from '../helpers.js';
@@ -24,6 +25,14 @@ const lead = (userId: number, id: string, epoch: number) => ({
   epoch,
   isLead: true,
 });
+
+/** The v2 members of a lead written straight to an import writer, which only knows v1 members. */
+const noText = {
+  source: 'PROFILE_CONNECTION',
+  firstName: null,
+  lastName: null,
+  text: leadText({}, { firstName: null, lastName: null }),
+} as const;
 
 async function collect(store: Store, scope: RangeScope, range: EpochRange, batch: number): Promise<Lead[]> {
   const out: Lead[] = [];
@@ -147,6 +156,7 @@ for (const engine of enginesUnderTest()) {
               lat: null,
               long: null,
               fields: '{}',
+              ...noText,
             },
           ]);
           throw new Error('boom');
@@ -176,6 +186,7 @@ for (const engine of enginesUnderTest()) {
               lat: null,
               long: null,
               fields: '{}',
+              ...noText,
             },
           ]);
           await writer.finishLeads();

@@ -16,6 +16,11 @@ const lead: Lead = {
   lat: '52.52',
   long: '13.40',
   fields: '{"isLead":true,"apptoapp":false,"isManual":false,"name":"Zoë \\"Z\\" Ruiz","crm":{}}',
+  uuid: '019b7a2e-4c00-7000-8000-000000000001',
+  source: 'PROFILE_CONNECTION',
+  createdAt: 1767225600000,
+  firstName: null,
+  lastName: null,
 };
 
 describe('leadToV1Json (C1)', () => {

@@ -2,7 +2,9 @@ import type Database from 'better-sqlite3';
 import type { Member, Subteam, Team } from '../../domain/directory.js';
 import { uuid7 } from '../../domain/uuid7.js';
 import type { Collector, ImportWriter, NewLead, StagedRecord } from '../store.js';
+import { INSERT_LEAD_TEXT } from './migrations.js';
 import { toMember } from './sqlite-directory.js';
+import { DELETE_LEAD_TEXT, LEAD_INSERT, leadTextValues, leadValues } from './sqlite-lead-writes.js';
 
 const STAGE_BATCH = 1000;
 
@@ -40,13 +42,14 @@ export class SqliteImportWriter implements ImportWriter {
       addSubteamMember: db.prepare(
         'INSERT INTO subteam_members (team_id, subteam_id, member_id, is_member, is_admin) VALUES (?, ?, ?, ?, ?)',
       ),
-      upsertLead: db.prepare(`INSERT INTO leads (team_id, member_id, lead_id, epoch, time, user_pid, kind,
-          location_shared, lat, long, fields, uuid, created_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      upsertLead: db.prepare(`${LEAD_INSERT}
         ON CONFLICT (team_id, member_id, lead_id, epoch) DO UPDATE SET time = excluded.time,
           user_pid = excluded.user_pid, kind = excluded.kind, location_shared = excluded.location_shared,
-          lat = excluded.lat, long = excluded.long, fields = excluded.fields
+          lat = excluded.lat, long = excluded.long, fields = excluded.fields, source = excluded.source,
+          has_email = excluded.has_email, first_name = excluded.first_name, last_name = excluded.last_name
         RETURNING seq`),
+      insertText: db.prepare(INSERT_LEAD_TEXT),
+      deleteText: db.prepare(DELETE_LEAD_TEXT),
       stage: db.prepare('INSERT INTO temp.import_staged (ordinal, source, text) VALUES (?, ?, ?)'),
       staged: db.prepare(
         'SELECT ordinal, source, text FROM temp.import_staged WHERE ordinal > ? ORDER BY ordinal LIMIT ?',
@@ -94,26 +97,18 @@ export class SqliteImportWriter implements ImportWriter {
 
   async insertLeads(leads: NewLead[]): Promise<void> {
     for (const l of leads) {
-      const { seq } = this.stmts.upsertLead.get(
-        l.teamId,
-        l.memberId,
-        l.id,
-        l.epoch,
-        l.time,
-        l.userPid,
-        l.kind,
-        l.locationShared ? 1 : 0,
-        l.lat,
-        l.long,
-        l.fields,
-        uuid7(this.now),
-        this.now,
-      ) as { seq: number };
+      if (l.id === null) throw new Error('an imported lead carries its v1 id');
+      const { seq } = this.stmts.upsertLead.get(leadValues(l, l.id, uuid7(this.now), this.now)) as {
+        seq: number;
+      };
       // A replaced lead keeps its old seq; only a new one goes past the highest.
       if (seq > this.maxSeq) {
         this.maxSeq = seq;
         this.newLeads++;
+      } else {
+        this.stmts.deleteText.run(seq);
       }
+      this.stmts.insertText.run(leadTextValues(seq, l));
     }
   }
 

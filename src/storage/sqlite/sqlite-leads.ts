@@ -2,7 +2,27 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import type { Lead } from '../../domain/lead.js';
 import { LEAD_COLUMNS, type LeadRow, NO_END, toLead } from '../rows.js';
-import type { EpochRange, LeadStore, RangeScope } from '../store.js';
+import type {
+  ChangesPage,
+  CreateResult,
+  EpochRange,
+  IdempotencyClaim,
+  LeadFilter,
+  LeadScope,
+  LeadStore,
+  NewLead,
+  RangeScope,
+  SearchPosition,
+} from '../store.js';
+import { SqliteLeadCreator } from './sqlite-create.js';
+import {
+  byUuidQuery,
+  changesQuery,
+  type Query,
+  registerTextFunctions,
+  StatementCache,
+  searchQuery,
+} from './sqlite-search.js';
 
 /** The read queries, exported so a test can check each one's plan is an index walk. */
 export const LEAD_QUERIES = {
@@ -33,8 +53,13 @@ export class SqliteLeadStore implements LeadStore {
   private readonly lastOfSubteamStmt: Database.Statement;
   private readonly memberRangeStmt: Database.Statement;
   private readonly teamRangeStmt: Database.Statement;
+  private readonly statements: StatementCache;
+  private readonly creator: SqliteLeadCreator;
 
   constructor(db: Database.Database) {
+    registerTextFunctions(db);
+    this.statements = new StatementCache(db);
+    this.creator = new SqliteLeadCreator(db);
     this.lastOfMemberStmt = db.prepare(LEAD_QUERIES.lastOfMember).raw(true);
     this.lastOfTeamStmt = db.prepare(LEAD_QUERIES.lastOfTeam).raw(true);
     this.lastOfSubteamStmt = db.prepare(LEAD_QUERIES.lastOfSubteam).raw(true);
@@ -77,5 +102,34 @@ export class SqliteLeadStore implements LeadStore {
       // better-sqlite3 is synchronous: give other requests their turn between batches.
       await yieldToEventLoop();
     }
+  }
+
+  async search(
+    filter: LeadFilter,
+    direction: 'ASC' | 'DESC',
+    after: SearchPosition | null,
+    limit: number,
+  ): Promise<Lead[]> {
+    return this.all(searchQuery(filter, direction, after, limit));
+  }
+
+  async byUuid(scope: LeadScope, uuid: string): Promise<Lead | null> {
+    // Stored lower case, as uuid7() writes it; PostgreSQL's uuid type ignores case too.
+    return this.all(byUuidQuery(scope, uuid.toLowerCase()))[0] ?? null;
+  }
+
+  async changes(scope: LeadScope, after: string | null, limit: number): Promise<ChangesPage> {
+    if (after !== null && !/^\d+$/.test(after)) throw new Error(`not a change-feed position: ${after}`);
+    const leads = this.all(changesQuery(scope, after === null ? 0 : Number(after), limit));
+    const last = leads.at(-1);
+    return { leads, next: last === undefined ? (after ?? '0') : String(last.seq) };
+  }
+
+  async create(lead: NewLead, claim: IdempotencyClaim | null): Promise<CreateResult> {
+    return this.creator.create(lead, claim);
+  }
+
+  private all(query: Query): Lead[] {
+    return (this.statements.get(query.sql).all(query.params) as LeadRow[]).map(toLead);
   }
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -19,6 +20,8 @@ export class SqliteStore implements Store {
   private leadStore?: SqliteLeadStore;
   private directoryStore?: SqliteDirectoryStore;
   private keyStore?: SqliteKeyStore;
+  /** Secrets never change once made, so each is read from the file once. */
+  private readonly secrets = new Map<string, Buffer>();
 
   private constructor(private readonly db: Database.Database) {}
 
@@ -44,6 +47,19 @@ export class SqliteStore implements Store {
 
   async ping(): Promise<void> {
     this.db.prepare('SELECT 1').get();
+  }
+
+  async secret(name: string): Promise<Buffer> {
+    let value = this.secrets.get(name);
+    if (value === undefined) {
+      this.ready();
+      // OR IGNORE: whoever makes it first wins, every later caller reads that one.
+      this.db.prepare('INSERT OR IGNORE INTO secrets (name, value) VALUES (?, ?)').run(name, randomBytes(32));
+      value = (this.db.prepare('SELECT value FROM secrets WHERE name = ?').get(name) as { value: Buffer })
+        .value;
+      this.secrets.set(name, value);
+    }
+    return value;
   }
 
   async migrate(): Promise<MigrationReport> {

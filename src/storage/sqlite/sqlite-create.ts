@@ -1,0 +1,69 @@
+import type Database from 'better-sqlite3';
+import type { Lead } from '../../domain/lead.js';
+import { uuid7 } from '../../domain/uuid7.js';
+import { LEAD_COLUMNS, type LeadRow, toLead } from '../rows.js';
+import type { CreateResult, IdempotencyClaim, NewLead } from '../store.js';
+import { INSERT_LEAD_TEXT } from './migrations.js';
+import { LEAD_INSERT, leadTextValues, leadValues } from './sqlite-lead-writes.js';
+
+/** How long an `Idempotency-Key` is remembered: after that the key is free again. */
+export const CLAIM_TTL_MS = 24 * 60 * 60 * 1000;
+
+/** v2 creation: the lead, its searchable text and its idempotency claim in one transaction. */
+export class SqliteLeadCreator {
+  private readonly stmts;
+  private readonly transaction;
+
+  constructor(db: Database.Database) {
+    this.stmts = {
+      claim: db.prepare(
+        'SELECT body_hash, lead_uuid, created_at FROM idempotency_keys WHERE key_id = ? AND key = ?',
+      ),
+      dropClaim: db.prepare('DELETE FROM idempotency_keys WHERE key_id = ? AND key = ?'),
+      addClaim: db.prepare(`INSERT INTO idempotency_keys (key_id, key, body_hash, lead_uuid, created_at)
+        VALUES (?, ?, ?, ?, ?)`),
+      insert: db.prepare(`${LEAD_INSERT} RETURNING seq`),
+      seqAsId: db.prepare('UPDATE leads SET lead_id = ? WHERE seq = ?'),
+      insertText: db.prepare(INSERT_LEAD_TEXT),
+      byUuid: db
+        .prepare(`SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+        WHERE l.uuid = ?`)
+        .raw(true),
+    };
+    // IMMEDIATE: the claim is read under the write lock, so two requests with one key cannot both create.
+    this.transaction = db.transaction((lead: NewLead, claim: IdempotencyClaim | null) =>
+      this.createNow(lead, claim),
+    ).immediate;
+  }
+
+  create(lead: NewLead, claim: IdempotencyClaim | null): CreateResult {
+    return this.transaction(lead, claim);
+  }
+
+  private createNow(lead: NewLead, claim: IdempotencyClaim | null): CreateResult {
+    const now = claim?.at ?? Date.now();
+    if (claim !== null) {
+      const seen = this.stmts.claim.get(claim.keyId, claim.key) as
+        | { body_hash: string; lead_uuid: string; created_at: number }
+        | undefined;
+      if (seen !== undefined && now - seen.created_at < CLAIM_TTL_MS) {
+        if (seen.body_hash !== claim.bodyHash) return { kind: 'conflict' };
+        const stored = this.byUuid(seen.lead_uuid);
+        if (stored !== null) return { kind: 'replayed', lead: stored };
+      }
+      if (seen !== undefined) this.stmts.dropClaim.run(claim.keyId, claim.key);
+    }
+    const uuid = uuid7(now);
+    // Without a v1 id the lead's seq becomes it, known only once inserted: the uuid holds the place.
+    const { seq } = this.stmts.insert.get(leadValues(lead, lead.id ?? uuid, uuid, now)) as { seq: number };
+    if (lead.id === null) this.stmts.seqAsId.run(String(seq), seq);
+    this.stmts.insertText.run(leadTextValues(seq, lead));
+    if (claim !== null) this.stmts.addClaim.run(claim.keyId, claim.key, claim.bodyHash, uuid, now);
+    return { kind: 'created', lead: this.byUuid(uuid)! };
+  }
+
+  private byUuid(uuid: string): Lead | null {
+    const row = this.stmts.byUuid.get(uuid) as LeadRow | undefined;
+    return row === undefined ? null : toLead(row);
+  }
+}

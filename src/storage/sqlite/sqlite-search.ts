@@ -1,0 +1,191 @@
+import type Database from 'better-sqlite3';
+import {
+  FUZZY_THRESHOLD,
+  ftsAnyTrigram,
+  leadText,
+  paddedWords,
+  TEXT_FIELDS,
+  type TextField,
+  wordSimilarity,
+} from '../../domain/lead-text.js';
+import { LEAD_COLUMNS } from '../rows.js';
+import type { LeadFilter, LeadScope, SearchPosition, TextClause } from '../store.js';
+
+/**
+ * The v2 reads as SQL built per request. Only fixed fragments go into the text; every value
+ * travels as a `?` parameter, so the number of distinct statements stays small and cacheable.
+ */
+export interface Query {
+  sql: string;
+  params: unknown[];
+}
+
+const select = (leads: string): string =>
+  `SELECT ${LEAD_COLUMNS} FROM ${leads} JOIN members m ON m.id = l.member_id`;
+const SELECT = select('leads l');
+// Without the hint a planner with statistics walks the primary key: every team's leads.
+const FEED = select('leads l INDEXED BY leads_team_seq');
+
+/** The lead_text column of each searchable field. */
+const COLUMN: Record<TextField, string> = {
+  firstName: 'first_name',
+  lastName: 'last_name',
+  fullName: 'full_name',
+  email: 'email',
+  companyName: 'company_name',
+  jobTitle: 'job_title',
+  note: 'note',
+};
+
+const marks = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
+
+/** Appends the scope's conditions on `l` (store.ts LeadScope: the union of members and subteams). */
+function scopeConditions(scope: LeadScope, where: string[], params: unknown[]): void {
+  where.push('l.team_id = ?');
+  params.push(scope.teamId);
+  if (scope.members === undefined && scope.subteams === undefined) return;
+  const any: string[] = [];
+  const { members = [], subteams = [] } = scope;
+  if (members.length > 0) {
+    any.push(`l.member_id IN (${marks(members.length)})`);
+    params.push(...members);
+  }
+  if (subteams.length > 0) {
+    any.push(`l.member_id IN (SELECT member_id FROM subteam_members
+      WHERE team_id = ? AND subteam_id IN (${marks(subteams.length)}) AND is_member = 1)`);
+    params.push(scope.teamId, ...subteams);
+  }
+  where.push(any.length === 0 ? '0' : `(${any.join(' OR ')})`);
+}
+
+/**
+ * One `query` clause (lead-text.ts has the definitions). FTS5 finds candidates among the
+ * clause's columns only; the leads of the scope are then checked one by one as the walk reaches
+ * them, so the similarity (JavaScript, microseconds a call) runs on at most the team's
+ * candidates and stops with the page, not on every candidate in the store. EXACT is checked
+ * against the folded field itself: padded words drop punctuation ("a.b" and "a b" index alike).
+ */
+function textCondition(clause: TextClause, params: unknown[]): string {
+  const fields = [...new Set(clause.fields)];
+  if (fields.length === 0) return '0';
+  const columns = fields.map((f) => COLUMN[f]);
+  const filter = `{${columns.join(' ')}}`;
+  if (clause.match === 'FUZZY') {
+    const anyTrigram = ftsAnyTrigram(clause.value);
+    if (anyTrigram === '') return '0'; // no word in the value: its similarity to anything is 0
+    params.push(`${filter} : (${anyTrigram})`);
+    for (const _ of columns) params.push(clause.value, FUZZY_THRESHOLD);
+    const similar = columns.map((c) => `word_similarity(?, t.${c}) >= ?`).join(' OR ');
+    // `+`: the candidates only filter the walk in (epoch, seq) order; driving the query from them
+    // instead would check every candidate of the team before the first page could be cut.
+    return `+l.seq IN (SELECT rowid FROM lead_text WHERE lead_text MATCH ?)
+      AND EXISTS (SELECT 1 FROM lead_text t WHERE t.rowid = l.seq AND (${similar}))`;
+  }
+  const mask = fields.reduce((m, f) => m | (1 << TEXT_FIELDS.indexOf(f)), 0);
+  const exact = 'exact_text(?, ?, l.fields, l.first_name, l.last_name)';
+  const padded = paddedWords(clause.value);
+  // Without a word, no trigram narrows the search: the exact check alone decides.
+  if (padded === '') {
+    params.push(clause.value, mask);
+    return exact;
+  }
+  params.push(`${filter} : "${padded.replaceAll('"', '""')}"`);
+  for (const _ of columns) params.push(padded);
+  params.push(clause.value, mask);
+  const equal = columns.map((c) => `${c} = ?`).join(' OR ');
+  return `l.seq IN (SELECT rowid FROM lead_text WHERE lead_text MATCH ? AND (${equal})) AND ${exact}`;
+}
+
+export function searchQuery(
+  filter: LeadFilter,
+  direction: 'ASC' | 'DESC',
+  after: SearchPosition | null,
+  limit: number,
+): Query {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  scopeConditions(filter.scope, where, params);
+  const dir = direction === 'ASC' ? 'ASC' : 'DESC';
+  if (after !== null) {
+    where.push(`(l.epoch, l.seq) ${dir === 'ASC' ? '>' : '<'} (?, ?)`);
+    params.push(after.epoch, after.seq);
+  }
+  if (filter.start !== null) {
+    where.push('l.epoch >= ?');
+    params.push(filter.start);
+  }
+  if (filter.end !== null) {
+    where.push('l.epoch < ?');
+    params.push(filter.end);
+  }
+  if (filter.sources !== null) {
+    where.push(filter.sources.length === 0 ? '0' : `l.source IN (${marks(filter.sources.length)})`);
+    params.push(...filter.sources);
+  }
+  if (filter.hasEmail !== null) {
+    where.push('l.has_email = ?');
+    params.push(filter.hasEmail ? 1 : 0);
+  }
+  for (const clause of filter.text) where.push(textCondition(clause, params));
+  params.push(limit);
+  return {
+    sql: `${SELECT} WHERE ${where.join(' AND ')} ORDER BY l.epoch ${dir}, l.seq ${dir} LIMIT ?`,
+    params,
+  };
+}
+
+export function byUuidQuery(scope: LeadScope, uuid: string): Query {
+  const where = ['l.uuid = ?'];
+  const params: unknown[] = [uuid];
+  scopeConditions(scope, where, params);
+  return { sql: `${SELECT} WHERE ${where.join(' AND ')}`, params };
+}
+
+/** Storage order is seq order: one writer at a time means seq order is commit order. */
+export function changesQuery(scope: LeadScope, afterSeq: number, limit: number): Query {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  scopeConditions(scope, where, params);
+  where.push('l.seq > ?');
+  params.push(afterSeq, limit);
+  return { sql: `${FEED} WHERE ${where.join(' AND ')} ORDER BY l.seq LIMIT ?`, params };
+}
+
+/** The SQL functions the text conditions call; per connection, before their statements are prepared. */
+export function registerTextFunctions(db: Database.Database): void {
+  db.function('word_similarity', { deterministic: true }, (value, text) =>
+    typeof value === 'string' && typeof text === 'string' ? wordSimilarity(value, text) : 0,
+  );
+  db.function('exact_text', { deterministic: true }, (value, mask, fields, first, last) => {
+    const text = leadText(JSON.parse(fields as string), {
+      firstName: first as string | null,
+      lastName: last as string | null,
+    });
+    return text.some((t, i) => (Number(mask) & (1 << i)) !== 0 && t === value) ? 1 : 0;
+  });
+}
+
+/** Prepared statements by SQL text, least recently used dropped first. */
+export class StatementCache {
+  private readonly statements = new Map<string, Database.Statement>();
+
+  constructor(
+    private readonly db: Database.Database,
+    private readonly capacity = 64,
+  ) {}
+
+  get(sql: string): Database.Statement {
+    let stmt = this.statements.get(sql);
+    if (stmt === undefined) {
+      stmt = this.db.prepare(sql).raw(true);
+      if (this.statements.size >= this.capacity) {
+        const oldest = this.statements.keys().next();
+        if (!oldest.done) this.statements.delete(oldest.value);
+      }
+    } else {
+      this.statements.delete(sql);
+    }
+    this.statements.set(sql, stmt);
+    return stmt;
+  }
+}
