@@ -62,7 +62,7 @@ export async function searchScope(
   const given = [f.teamId, f.subteamIds, f.assignedMemberIds].filter((s) => s !== undefined).length;
   if (given !== 1) {
     throw invalidParams([
-      { name: 'filters', reason: 'give exactly one scope: teamId, subteamIds or assignedMemberIds' },
+      { name: '/filters', reason: 'give exactly one scope: teamId, subteamIds or assignedMemberIds' },
     ]);
   }
   if (f.teamId !== undefined) {

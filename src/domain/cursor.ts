@@ -51,7 +51,8 @@ export class CursorCodec {
   }
 
   /** The position a cursor carries, once it is shown to be ours and to fit this request. */
-  decode(cursor: string, kind: CursorKind, teamId: number, print: string): unknown {
+  /** `name` is how the request names the cursor: `/cursor` in a body, `cursor` in a query. */
+  decode(cursor: string, kind: CursorKind, teamId: number, print: string, name = 'cursor'): unknown {
     const [body, mac, ...rest] = cursor.split('.');
     const given = Buffer.from(mac ?? '', 'base64url');
     if (
@@ -60,19 +61,22 @@ export class CursorCodec {
       given.length !== MAC_BYTES ||
       !timingSafeEqual(given, this.mac(body))
     ) {
-      throw refused('is not a cursor this service issued');
+      throw refused(name, 'is not a cursor this service issued');
     }
     const payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Payload;
-    if (payload.v !== 1 || payload.k !== kind) throw refused(`is not a ${kind} cursor`);
+    if (payload.v !== 1 || payload.k !== kind) throw refused(name, `is not a ${kind} cursor`);
     if (payload.t !== teamId || payload.f !== print) {
-      throw refused('was issued for another request: reuse a cursor only with the same filters and sort');
+      throw refused(
+        name,
+        'was issued for another request: reuse a cursor only with the same filters and sort',
+      );
     }
     return payload.p;
   }
 }
 
-function refused(reason: string): AppError {
-  return new AppError('invalid-parameters', `cursor: ${reason}.`, {
-    invalid_params: [{ name: 'cursor', reason }],
+function refused(name: string, reason: string): AppError {
+  return new AppError('invalid-parameters', `${name}: ${reason}.`, {
+    invalid_params: [{ name, reason }],
   });
 }

@@ -26,18 +26,18 @@ export function newLeadFrom(body: CreateBody, member: Member, team: Team, now: n
   if (!CONTACT.some((f) => (given(sf[f]) ?? '').trim() !== '')) {
     throw invalidParams([
       {
-        name: 'systemFields',
+        name: '/systemFields',
         reason: 'a lead needs at least one of firstName, lastName, fullName, email, phone or companyName',
       },
     ]);
   }
   const userPid = body.userPid ?? member.pid;
   if (userPid === null) {
-    throw invalidParams([{ name: 'userPid', reason: 'required: the member has no default profile id' }]);
+    throw invalidParams([{ name: '/userPid', reason: 'required: the member has no default profile id' }]);
   }
   const epoch = body.captureDatetime === undefined ? now : (parseInstant(body.captureDatetime) ?? Number.NaN);
   if (!Number.isFinite(epoch) || epoch < 0) {
-    throw invalidParams([{ name: 'captureDatetime', reason: 'not a valid date from 1970 on' }]);
+    throw invalidParams([{ name: '/captureDatetime', reason: 'not a valid date from 1970 on' }]);
   }
 
   const firstName = given(sf.firstName);

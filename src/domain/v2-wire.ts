@@ -39,7 +39,7 @@ function degrees(v: string | null): number | null {
 
 export function leadToV2(lead: Lead): V2Lead {
   const fields = JSON.parse(lead.fields) as Record<string, unknown>;
-  const fullContact = (fields.fullContact ?? {}) as { twitter?: unknown; linkedin?: unknown };
+  const fullContact = (fields.fullContact ?? {}) as { twitter?: unknown };
   const name = text(fields.name);
   const split = name === null ? { first: null, last: null } : splitName(name);
   // Coordinates only with consent (v1-contract C1 holds in v2 too).
@@ -64,7 +64,7 @@ export function leadToV2(lead: Lead): V2Lead {
       companyName: text(fields.company),
       jobTitle: text(fields.jobTitle),
       website: text(fields.website),
-      linkedinUrl: text(fields.linkedIn) ?? text(fullContact.linkedin),
+      linkedinUrl: text(fields.linkedIn),
       twitterUrl: text(fullContact.twitter),
       address: text(fields.address),
       note: text(fields.note),

@@ -155,7 +155,7 @@ for (const engine of enginesUnderTest()) {
     });
 
     const bad: [string, unknown, string[]][] = [
-      ['no contact at all', { leadSource: 'MANUAL', systemFields: { note: 'who?' } }, ['systemFields']],
+      ['no contact at all', { leadSource: 'MANUAL', systemFields: { note: 'who?' } }, ['/systemFields']],
       [
         'an unknown member',
         { leadSource: 'MANUAL', systemFields: { fullName: 'A', nickname: 'B' } },
@@ -170,7 +170,7 @@ for (const engine of enginesUnderTest()) {
       [
         'a date that does not exist',
         { leadSource: 'MANUAL', captureDatetime: '2026-02-29T10:00:00Z', systemFields: { fullName: 'A' } },
-        ['captureDatetime'],
+        ['/captureDatetime'],
       ],
       ['no systemFields', { leadSource: 'MANUAL' }, ['/']],
     ];

@@ -646,9 +646,7 @@ for (const engine of enginesUnderTest()) {
       assert.equal(typeof idle.pollCursor, 'string');
     });
 
-    test('known gap: linkedinUrl from fullContact.linkedin gives back a linkedIn v1 never sent', {
-      todo: 'src/domain/v2-wire.ts falls back to fullContact.linkedin; docs/v1-migration.md says so',
-    }, async () => {
+    test('a lead with fullContact.linkedin and no linkedIn of its own comes back without a linkedIn', async () => {
       const v1 = assertLeads(await call(app, `${V1}getLastLeadTeam`, fx.key(GAP.admin)));
       const page = v2Data<SearchPage>(
         await post(app, SEARCH, fx.key(GAP.admin), lastLeadRequest({ teamId: GAP.id })),

@@ -146,7 +146,7 @@ for (const engine of enginesUnderTest()) {
       ];
       for (const [key, body] of refusals) {
         const p = assertV2Problem(await post(app, `${V2}/search`, key, body), 400, 'invalid-parameters');
-        assertInvalidParams(p, ['cursor']);
+        assertInvalidParams(p, ['/cursor']);
       }
       // The same filters with another page size go on where the cursor points.
       const next = await search(app, keyA, { ...team, limit: 5, cursor });

@@ -81,9 +81,9 @@ for (const engine of enginesUnderTest()) {
 
       it('exactly one scope', async () => {
         const none = await refused(fx.key.admin, { filters: {} }, 400, 'invalid-parameters');
-        assertInvalidParams(none, ['filters']);
+        assertInvalidParams(none, ['/filters']);
         const two = { filters: { teamId: TEAM, assignedMemberIds: [M.mia] } };
-        assertInvalidParams(await refused(fx.key.admin, two, 400, 'invalid-parameters'), ['filters']);
+        assertInvalidParams(await refused(fx.key.admin, two, 400, 'invalid-parameters'), ['/filters']);
       });
     });
 
@@ -171,7 +171,7 @@ for (const engine of enginesUnderTest()) {
 
       it('FUZZY needs three letters', async () => {
         const p = await refused(fx.key.admin, q(['fullName'], 'jo', 'FUZZY'), 400, 'invalid-parameters');
-        assertInvalidParams(p, ['query[0].value']);
+        assertInvalidParams(p, ['/query/0/value']);
       });
     });
 
@@ -198,12 +198,12 @@ for (const engine of enginesUnderTest()) {
         [
           'endTime before startTime',
           { filters: { teamId: TEAM, startTime: iso(3), endTime: iso(2) } },
-          ['filters.endTime'],
+          ['/filters/endTime'],
         ],
         [
           'a date that does not exist',
           { filters: { teamId: TEAM, startTime: '2025-02-30T00:00:00Z' } },
-          ['filters.startTime'],
+          ['/filters/startTime'],
         ],
         ['an unknown source', { filters: { teamId: TEAM, leadSource: ['FAX'] } }, ['/filters/leadSource/0']],
         [

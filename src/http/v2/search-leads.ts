@@ -22,15 +22,15 @@ export const searchLeads: V2Handler = async ({ caller, store, cursors }, request
   const f = body.filters;
   const scope = await searchScope(caller, f, store.directory);
   const bad: InvalidParam[] = [];
-  const start = instant(f.startTime, 'filters.startTime', bad);
-  const end = instant(f.endTime, 'filters.endTime', bad);
+  const start = instant(f.startTime, '/filters/startTime', bad);
+  const end = instant(f.endTime, '/filters/endTime', bad);
   if (start !== null && end !== null && end < start)
-    bad.push({ name: 'filters.endTime', reason: 'before startTime' });
+    bad.push({ name: '/filters/endTime', reason: 'before startTime' });
   const text: TextClause[] = (body.query ?? []).map((q, i) => {
     const value = fold(q.value);
     if (q.match === 'FUZZY' && words(value).join('').length < FUZZY_MIN_LENGTH) {
       bad.push({
-        name: `query[${i}].value`,
+        name: `/query/${i}/value`,
         reason: `FUZZY needs at least ${FUZZY_MIN_LENGTH} letters or digits`,
       });
     }
@@ -52,7 +52,7 @@ export const searchLeads: V2Handler = async ({ caller, store, cursors }, request
   const after =
     body.cursor === undefined
       ? null
-      : (codec.decode(body.cursor, 'search', caller.teamId, print) as SearchPosition);
+      : (codec.decode(body.cursor, 'search', caller.teamId, print, '/cursor') as SearchPosition);
   const limit = body.limit ?? DEFAULT_LIMIT;
   const found = await store.leads.search(filter, direction, after, limit + 1);
   const page = found.slice(0, limit);
