@@ -1,6 +1,45 @@
-import type { Sql } from 'postgres';
+import type { Sql, TransactionSql } from 'postgres';
+import { leadText } from '../../domain/lead-text.js';
 import { MigrationError } from '../migration-error.js';
 import type { MigrationReport } from '../store.js';
+import { hasEmail, searchText, textColumns } from './postgres-text.js';
+
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+  /** Work SQL cannot do (text folding), run in the same transaction after `sql`. */
+  after?: (tx: TransactionSql) => Promise<void>;
+}
+
+const BACKFILL_BATCH = 1000;
+
+/** Searchable text of the leads stored before migration 3, folded as lead-text.ts folds it. */
+async function backfillLeadText(tx: TransactionSql): Promise<void> {
+  let afterTeam = -1;
+  let afterSeq = -1;
+  for (;;) {
+    const rows = await tx<
+      { team_id: number; seq: number; fields: string; first_name: string | null; last_name: string | null }[]
+    >`SELECT team_id, seq, fields, first_name, last_name FROM leads
+      WHERE (team_id, seq) > (${afterTeam}, ${afterSeq}) ORDER BY team_id, seq LIMIT ${BACKFILL_BATCH}`;
+    if (rows.length === 0) return;
+    const texts = rows.map((r) =>
+      leadText(JSON.parse(r.fields), { firstName: r.first_name, lastName: r.last_name }),
+    );
+    const [f1, f2, f3, f4, f5, f6, f7] = textColumns(texts).map((c) => tx.array(c));
+    await tx`UPDATE leads l SET text_fields = ARRAY[u.f1, u.f2, u.f3, u.f4, u.f5, u.f6, u.f7],
+        search = u.search, has_email = u.has_email
+      FROM unnest(${tx.array(rows.map((r) => r.team_id))}::bigint[], ${tx.array(rows.map((r) => r.seq))}::bigint[],
+        ${f1!}::text[], ${f2!}::text[], ${f3!}::text[], ${f4!}::text[], ${f5!}::text[], ${f6!}::text[],
+        ${f7!}::text[], ${tx.array(texts.map(searchText))}::text[], ${tx.array(texts.map(hasEmail))}::boolean[])
+        AS u(team_id, seq, f1, f2, f3, f4, f5, f6, f7, search, has_email)
+      WHERE l.team_id = u.team_id AND l.seq = u.seq`;
+    const last = rows[rows.length - 1]!;
+    afterTeam = last.team_id;
+    afterSeq = last.seq;
+  }
+}
 
 /**
  * Versioned schema on PostgreSQL. Append only. Laid out for a later distribution by team
@@ -8,7 +47,7 @@ import type { MigrationReport } from '../store.js';
  * with `team_id`; the small directory tables (teams, members, subteams, keys) would be
  * reference tables, replicated to every node. Columns match the SQLite schema name for name.
  */
-const MIGRATIONS: { version: number; name: string; sql: string }[] = [
+const MIGRATIONS: Migration[] = [
   {
     version: 1,
     name: 'core',
@@ -134,6 +173,7 @@ const MIGRATIONS: { version: number; name: string; sql: string }[] = [
       );
       CREATE TABLE secrets (name text PRIMARY KEY, value bytea NOT NULL);
     `,
+    after: backfillLeadText,
   },
 ];
 
@@ -142,7 +182,8 @@ export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
 /** Key of the advisory lock that serialises migrations of several instances starting at once. */
 const MIGRATION_LOCK = 7_471_830_201;
 
-export async function migrate(sql: Sql): Promise<MigrationReport> {
+/** Brings the schema up to `target` (tests stop earlier to check what a later migration does). */
+export async function migrate(sql: Sql, target = LATEST_VERSION): Promise<MigrationReport> {
   return sql.begin(async (tx) => {
     await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`;
     await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -156,10 +197,11 @@ export async function migrate(sql: Sql): Promise<MigrationReport> {
     }
     const applied: string[] = [];
     for (const m of MIGRATIONS) {
-      if (m.version <= from) continue;
+      if (m.version <= from || m.version > target) continue;
       try {
         await tx.savepoint(async (sp) => {
           await sp.unsafe(m.sql);
+          await m.after?.(sp);
           await sp`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${m.version}, ${m.name}, ${Date.now()})`;
         });
       } catch (err) {
@@ -167,6 +209,6 @@ export async function migrate(sql: Sql): Promise<MigrationReport> {
       }
       applied.push(`${m.version}-${m.name}`);
     }
-    return { from, to: Math.max(from, LATEST_VERSION), applied };
+    return { from, to: Math.max(from, Math.min(target, LATEST_VERSION)), applied };
   });
 }

@@ -3,10 +3,12 @@ import type { Member, Subteam, Team } from '../../domain/directory.js';
 import { uuid7 } from '../../domain/uuid7.js';
 import type { Collector, ImportWriter, NewLead, StagedRecord } from '../store.js';
 import { type PgMemberRow, pgToMember } from './postgres-directory.js';
+import { hasEmail, searchText, textColumns } from './postgres-text.js';
 
 const STAGE_BATCH = 1000;
 const LEAD_COLUMNS =
-  'ord, team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat, long, fields, uuid';
+  'ord, team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat, long, fields, uuid, ' +
+  'source, has_email, first_name, last_name, text_fields, search';
 
 /**
  * One import inside one transaction. Leads go into a temporary table a batch at a time, then
@@ -23,7 +25,8 @@ export class PostgresImportWriter implements ImportWriter {
     await tx`SET LOCAL statement_timeout = 0`;
     await tx.unsafe(`CREATE TEMP TABLE import_leads (
         ord bigint, team_id bigint, member_id bigint, lead_id text, epoch bigint, time text, user_pid text,
-        kind text, location_shared boolean, lat text, long text, fields text, uuid uuid) ON COMMIT DROP;
+        kind text, location_shared boolean, lat text, long text, fields text, uuid uuid, source text,
+        has_email boolean, first_name text, last_name text, text_fields text[], search text) ON COMMIT DROP;
       CREATE TEMP TABLE import_staged (ordinal bigint PRIMARY KEY, source text, text text) ON COMMIT DROP;`);
     return new PostgresImportWriter(tx);
   }
@@ -89,14 +92,25 @@ export class PostgresImportWriter implements ImportWriter {
     // One statement per batch, its columns as arrays. Not COPY: postgres.js 3.4 never settles a
     // COPY the server refuses (its stream is dropped before the error arrives), so a bad batch or
     // a lost connection would hang the import instead of failing it.
+    const a = (pick: (l: NewLead) => string | number | boolean | null) => this.tx.array(leads.map(pick));
+    const texts = col((l) => l.text);
+    const [f1, f2, f3, f4, f5, f6, f7] = textColumns(texts).map((c) => this.tx.array(c));
+    // One statement per batch, its columns as arrays. Not COPY: postgres.js 3.4 never settles a
+    // COPY the server refuses (its stream is dropped before the error arrives), so a bad batch or
+    // a lost connection would hang the import instead of failing it.
     await this.tx`INSERT INTO import_leads (${this.tx.unsafe(LEAD_COLUMNS)})
-      SELECT * FROM unnest(${this.tx.array(ords)}::bigint[], ${this.tx.array(col((l) => l.teamId))}::bigint[],
-        ${this.tx.array(col((l) => l.memberId))}::bigint[], ${this.tx.array(col((l) => l.id))}::text[],
-        ${this.tx.array(col((l) => l.epoch))}::bigint[], ${this.tx.array(col((l) => l.time))}::text[],
-        ${this.tx.array(col((l) => l.userPid))}::text[], ${this.tx.array(col((l) => l.kind))}::text[],
-        ${this.tx.array(col((l) => l.locationShared))}::boolean[], ${this.tx.array(col((l) => l.lat))}::text[],
-        ${this.tx.array(col((l) => l.long))}::text[], ${this.tx.array(col((l) => l.fields))}::text[],
-        ${this.tx.array(col(() => uuid7(now)))}::uuid[])`;
+      SELECT ord, team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat, long, fields,
+        uuid, source, has_email, first_name, last_name, ARRAY[f1, f2, f3, f4, f5, f6, f7], search
+      FROM unnest(${this.tx.array(ords)}::bigint[], ${a((l) => l.teamId)}::bigint[],
+        ${a((l) => l.memberId)}::bigint[], ${a((l) => l.id)}::text[], ${a((l) => l.epoch)}::bigint[],
+        ${a((l) => l.time)}::text[], ${a((l) => l.userPid)}::text[], ${a((l) => l.kind)}::text[],
+        ${a((l) => l.locationShared)}::boolean[], ${a((l) => l.lat)}::text[], ${a((l) => l.long)}::text[],
+        ${a((l) => l.fields)}::text[], ${this.tx.array(col(() => uuid7(now)))}::uuid[], ${a((l) => l.source)}::text[],
+        ${this.tx.array(texts.map(hasEmail))}::boolean[], ${a((l) => l.firstName)}::text[],
+        ${a((l) => l.lastName)}::text[], ${f1!}::text[], ${f2!}::text[], ${f3!}::text[], ${f4!}::text[],
+        ${f5!}::text[], ${f6!}::text[], ${f7!}::text[], ${this.tx.array(texts.map(searchText))}::text[])
+        AS u(ord, team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat, long, fields,
+          uuid, source, has_email, first_name, last_name, f1, f2, f3, f4, f5, f6, f7, search)`;
   }
 
   async finishLeads(): Promise<number> {
@@ -106,13 +120,16 @@ export class PostgresImportWriter implements ImportWriter {
         FROM import_leads ORDER BY team_id, member_id, lead_id, epoch, ord DESC
       ), ins AS (
         INSERT INTO leads (team_id, seq, member_id, lead_id, epoch, time, user_pid, kind, location_shared,
-          lat, long, fields, uuid, created_at)
+          lat, long, fields, uuid, created_at, source, has_email, first_name, last_name, text_fields, search)
         SELECT team_id, nextval('leads_seq'), member_id, lead_id, epoch, time, user_pid, kind, location_shared,
-          lat, long, fields, uuid, ${Date.now()}
+          lat, long, fields, uuid, ${Date.now()}, source, has_email, first_name, last_name, text_fields, search
         FROM (SELECT * FROM src ORDER BY first_ord) o
+        -- txid is left alone: a replaced lead keeps its place in the change feed too.
         ON CONFLICT (team_id, member_id, lead_id, epoch) DO UPDATE SET time = EXCLUDED.time,
           user_pid = EXCLUDED.user_pid, kind = EXCLUDED.kind, location_shared = EXCLUDED.location_shared,
-          lat = EXCLUDED.lat, long = EXCLUDED.long, fields = EXCLUDED.fields
+          lat = EXCLUDED.lat, long = EXCLUDED.long, fields = EXCLUDED.fields, source = EXCLUDED.source,
+          has_email = EXCLUDED.has_email, first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name,
+          text_fields = EXCLUDED.text_fields, search = EXCLUDED.search
         RETURNING (xmax = 0) AS inserted
       )
       SELECT (count(*) FILTER (WHERE inserted))::int AS n FROM ins`;

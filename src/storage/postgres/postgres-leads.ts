@@ -1,7 +1,32 @@
-import type { Sql } from 'postgres';
+import type { Sql, TransactionSql } from 'postgres';
 import type { Lead } from '../../domain/lead.js';
+import { uuid7 } from '../../domain/uuid7.js';
 import { LEAD_COLUMNS, type LeadRow, NO_END, toLead } from '../rows.js';
-import type { EpochRange, LeadStore, RangeScope } from '../store.js';
+import type {
+  ChangesPage,
+  CreateResult,
+  EpochRange,
+  IdempotencyClaim,
+  LeadFilter,
+  LeadScope,
+  LeadStore,
+  NewLead,
+  RangeScope,
+  SearchPosition,
+} from '../store.js';
+import {
+  byUuidQuery,
+  changesQuery,
+  FEED_START,
+  formatFeedPosition,
+  parseFeedPosition,
+  type Query,
+  searchQuery,
+} from './postgres-search.js';
+import { hasEmail, searchText } from './postgres-text.js';
+
+/** An Idempotency-Key is remembered this long; an older claim counts as absent. */
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** The read queries; the same shapes as on SQLite, every one an index walk leading with team_id. */
 export const PG_LEAD_QUERIES = {
@@ -25,8 +50,11 @@ export const PG_LEAD_QUERIES = {
 };
 
 export class PostgresLeadStore implements LeadStore {
-  /** `reads` names the pool for each read: the primary, or a replica fresh enough. */
-  constructor(private readonly reads: () => Sql) {}
+  /** `sql` is the primary (writes); `reads` names the pool for each read: the primary, or a replica fresh enough. */
+  constructor(
+    private readonly sql: Sql,
+    private readonly reads: () => Sql,
+  ) {}
 
   private async one(query: string, params: number[]): Promise<Lead | null> {
     const rows = (await this.reads()
@@ -73,4 +101,87 @@ export class PostgresLeadStore implements LeadStore {
       if (rows.length < batchSize) return;
     }
   }
+
+  async search(
+    filter: LeadFilter,
+    direction: 'ASC' | 'DESC',
+    after: SearchPosition | null,
+    limit: number,
+  ): Promise<Lead[]> {
+    // Not prepared: the text varies with the filter's shape, and each shape would stay cached.
+    return (await rowsOf(this.reads(), searchQuery(filter, direction, after, limit))).map(toLead);
+  }
+
+  async byUuid(scope: LeadScope, uuid: string): Promise<Lead | null> {
+    const query = byUuidQuery(scope, uuid);
+    if (query === null) return null;
+    const [row] = await rowsOf(this.reads(), query);
+    return row === undefined ? null : toLead(row);
+  }
+
+  async changes(scope: LeadScope, after: string | null, limit: number): Promise<ChangesPage> {
+    const from = after === null ? FEED_START : parseFeedPosition(after);
+    const rows = await rowsOf<[...LeadRow, number]>(this.reads(), changesQuery(scope, from, limit));
+    const last = rows[rows.length - 1];
+    return {
+      leads: rows.map((r) => toLead(r.slice(0, -1) as unknown as LeadRow)),
+      next: formatFeedPosition(last === undefined ? from : { txid: last[17], seq: last[0] }),
+    };
+  }
+
+  /** One transaction on the primary: the claim, the lead, and reading it back commit together. */
+  async create(lead: NewLead, claim: IdempotencyClaim | null): Promise<CreateResult> {
+    return (await this.sql.begin(async (tx) => {
+      const now = Date.now();
+      const uuid = uuid7(now);
+      if (claim !== null) {
+        const earlier = await claimOrEarlier(tx, claim, uuid);
+        if (earlier !== null) {
+          if (earlier.bodyHash !== claim.bodyHash) return { kind: 'conflict' };
+          const [row] = await rowsOf(tx, byUuidQuery({ teamId: lead.teamId }, earlier.leadUuid)!);
+          if (row === undefined) throw new Error(`idempotency key ${claim.key}: its lead is gone`);
+          return { kind: 'replayed', lead: toLead(row) };
+        }
+      }
+      const [next] = await tx<{ seq: number }[]>`SELECT nextval('leads_seq') AS seq`;
+      const seq = next!.seq;
+      await tx`INSERT INTO leads (team_id, seq, member_id, lead_id, epoch, time, user_pid, kind, location_shared,
+          lat, long, fields, uuid, created_at, source, has_email, first_name, last_name, text_fields, search)
+        VALUES (${lead.teamId}, ${seq}, ${lead.memberId}, ${lead.id ?? String(seq)}, ${lead.epoch}, ${lead.time},
+          ${lead.userPid}, ${lead.kind}, ${lead.locationShared}, ${lead.lat}, ${lead.long}, ${lead.fields}, ${uuid},
+          ${now}, ${lead.source}, ${hasEmail(lead.text)}, ${lead.firstName}, ${lead.lastName},
+          ${tx.array(lead.text)}::text[], ${searchText(lead.text)})`;
+      const [row] = await rowsOf(tx, {
+        text: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+          WHERE l.team_id = $1 AND l.seq = $2`,
+        params: [lead.teamId, seq],
+      });
+      return { kind: 'created', lead: toLead(row!) };
+    })) as CreateResult;
+  }
+}
+
+async function rowsOf<R = LeadRow>(sql: Sql | TransactionSql, query: Query): Promise<R[]> {
+  return (await sql.unsafe(query.text, query.params as never[]).values()) as unknown as R[];
+}
+
+/**
+ * Claims the key for the lead about to be stored (`uuid`); when the key is already claimed (by a
+ * transaction that committed, possibly while this one waited on it), that earlier claim instead.
+ */
+async function claimOrEarlier(
+  tx: TransactionSql,
+  claim: IdempotencyClaim,
+  uuid: string,
+): Promise<{ bodyHash: string; leadUuid: string } | null> {
+  await tx`DELETE FROM idempotency_keys WHERE key_id = ${claim.keyId} AND key = ${claim.key}
+    AND created_at < ${claim.at - IDEMPOTENCY_TTL_MS}`;
+  const claimed = await tx`INSERT INTO idempotency_keys (key_id, key, body_hash, lead_uuid, created_at)
+    VALUES (${claim.keyId}, ${claim.key}, ${claim.bodyHash}, ${uuid}, ${claim.at})
+    ON CONFLICT DO NOTHING RETURNING key_id`;
+  if (claimed.length === 1) return null;
+  const [earlier] = await tx<{ body_hash: string; lead_uuid: string }[]>`SELECT body_hash, lead_uuid::text
+    FROM idempotency_keys WHERE key_id = ${claim.keyId} AND key = ${claim.key}`;
+  if (earlier === undefined) throw new Error(`idempotency key ${claim.key}: claimed but not found`);
+  return { bodyHash: earlier.body_hash, leadUuid: earlier.lead_uuid };
 }

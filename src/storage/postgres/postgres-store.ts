@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import postgres, { type Sql } from 'postgres';
+import { FUZZY_THRESHOLD } from '../../domain/lead-text.js';
 import type { RateLimiter } from '../../domain/rate-limit.js';
 import type { ImportWriter, MigrationReport, Store } from '../store.js';
 import { migrate } from './migrations.js';
@@ -43,6 +45,8 @@ function pool(url: string, options: PostgresOptions): Sql {
     connection: {
       application_name: 'leadline',
       statement_timeout: options.statementTimeoutMs,
+      // The threshold of pg_trgm's `<%`, the operator v2 FUZZY search finds candidates with.
+      'pg_trgm.word_similarity_threshold': String(FUZZY_THRESHOLD),
       ...options.serverParams,
     },
   });
@@ -59,7 +63,7 @@ export class PostgresStore implements Store {
     private readonly replica: { sql: Sql; router: ReplicaRouter } | null,
   ) {
     const reads = replica === null ? () => sql : () => replica.router.reads();
-    this.leads = new PostgresLeadStore(reads);
+    this.leads = new PostgresLeadStore(sql, reads);
     this.directory = new PostgresDirectoryStore(sql, reads);
     // Keys always come from the primary: a revocation must never be read stale.
     this.keys = new PostgresKeyStore(sql);
@@ -90,6 +94,14 @@ export class PostgresStore implements Store {
   /** Counters in the database, so a per-key limit holds across every instance. */
   createRateLimiter(limit: number, windowSeconds: number): RateLimiter {
     return new PostgresRateLimiter(this.sql, limit, windowSeconds);
+  }
+
+  /** Made by whichever instance asks first; the others (and later ones) read that one. */
+  async secret(name: string): Promise<Buffer> {
+    await this
+      .sql`INSERT INTO secrets (name, value) VALUES (${name}, ${randomBytes(32)}) ON CONFLICT DO NOTHING`;
+    const [row] = await this.sql<{ value: Buffer }[]>`SELECT value FROM secrets WHERE name = ${name}`;
+    return Buffer.from(row!.value);
   }
 
   async ping(): Promise<void> {
