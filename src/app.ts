@@ -4,8 +4,12 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { AppError } from './domain/errors.js';
 import type { RateLimiter } from './domain/rate-limit.js';
+import { UsageLedger } from './domain/usage.js';
+import { adminRoutes } from './http/admin.js';
 import { pageRoutes } from './http/pages.js';
 import { errorHandler, STORE_RETRY_AFTER_SECONDS, sendProblem } from './http/problem.js';
+import { countUsage } from './http/usage.js';
+import { BrownoutSchedule } from './http/v1/brownout-schedule.js';
 import { v1Routes } from './http/v1/routes.js';
 import { v2Routes } from './http/v2/routes.js';
 import type { Store } from './storage/store.js';
@@ -60,14 +64,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(pageRoutes);
   // Registered on the root (not as an encapsulated plugin) so its hooks reach v1 404s too.
+  const now = deps.now ?? Date.now;
+  countUsage(app, new UsageLedger(store.retirement), config.usageFlushMs, now);
   const api = {
     config,
     store,
     rateLimiter:
       deps.rateLimiter ?? store.createRateLimiter(config.rateLimit.limit, config.rateLimit.windowSeconds),
-    now: deps.now ?? Date.now,
+    now,
   };
-  await v1Routes(app, api);
+  await v1Routes(app, { ...api, brownouts: new BrownoutSchedule(() => store.retirement.brownouts()) });
   await v2Routes(app, api);
+  await adminRoutes(app, api);
   return app;
 }

@@ -22,6 +22,8 @@ export interface Config {
   pg: { poolMax: number; connectTimeoutSeconds: number; statementTimeoutMs: number };
   v1: { deprecatedAt: number; frozenAt: number; sunsetAt: number | null };
   shutdownGraceMs: number;
+  /** How often the usage ledger is written to the store; a crash loses at most this much. */
+  usageFlushMs: number;
 }
 
 export class ConfigError extends Error {
@@ -78,7 +80,9 @@ export function loadConfig(
   if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) {
     problems.push(`LOG_LEVEL=${JSON.stringify(logLevel)}: expected one of ${LOG_LEVELS.join(', ')}`);
   }
-  const databaseUrl = overrides.databaseUrl ?? get('DATABASE_URL') ?? null;
+  // `--db` passes databaseUrl: null, which must win over DATABASE_URL (not read as "not given").
+  const databaseUrl =
+    overrides.databaseUrl !== undefined ? overrides.databaseUrl : (get('DATABASE_URL') ?? null);
   if (databaseUrl !== null && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     problems.push('DATABASE_URL: expected a postgres:// or postgresql:// URL');
   }
@@ -125,6 +129,7 @@ export function loadConfig(
     },
     v1: { deprecatedAt, frozenAt, sunsetAt },
     shutdownGraceMs: int('LEADLINE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    usageFlushMs: int('LEADLINE_USAGE_FLUSH_MS', 5_000, 100, 3_600_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -50,14 +50,14 @@ for (const counters of ['postgres', 'redis'] as const) {
       fetch(`${server.url}/api/pub/leads/getLastLead`, { headers: auth(key) }).then((r) => r.status);
 
     test('a per-key limit holds across both instances', async () => {
-      const { key } = await createKey(made.store, { member: 1 });
+      const { key } = await createKey(made.store, { member: 1, legacyV1: true });
       const statuses: number[] = [];
       for (let i = 0; i < LIMIT + 4; i++) statuses.push(await lastLead(i % 2 === 0 ? a : b, key));
       assert.deepEqual(statuses, [...Array(LIMIT).fill(200), 429, 429, 429, 429]);
     });
 
     test('a key revoked through one instance is refused by the other within a second', async () => {
-      const created = await createKey(made.store, { member: 1 });
+      const created = await createKey(made.store, { member: 1, legacyV1: true });
       assert.equal(await lastLead(a, created.key), 200);
       assert.equal(await lastLead(b, created.key), 200);
       // Revoked through the store both instances share (what `leadline keys revoke` does).

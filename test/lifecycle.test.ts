@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { bulkInsertLeads } from './bulk-leads.js';
 import { auth, keyFor, load, makeStore } from './helpers.js';
-import { type ServerProcess, startServerProcess } from './server-process.js';
+import { type ServerProcess, startServerProcess, stopAll } from './server-process.js';
 
 /** Issue 2 §5 and §7: structured logs without PII or keys; graceful shutdown under load. */
 let path: string;
@@ -35,11 +35,14 @@ before(async () => {
     { type: 'member', id: 2, teamId: 1, email: 'owner@big.test', pid: '78' },
     personal,
   ]);
-  key = await keyFor(made.store, 1);
+  key = await keyFor(made.store, { member: 1, legacyV1: true });
   await made.store.close();
   await bulkInsertLeads({ dbPath: path, databaseUrl: null }, 1, LEADS);
 });
-after(() => cleanup());
+after(async () => {
+  await stopAll();
+  await cleanup();
+});
 
 function fetchText(
   url: string,
@@ -59,7 +62,7 @@ describe('logs (issue 2 §7: structured, without PII; §5: keys never logged)', 
       const { SqliteStore } = await import('../src/storage/sqlite/sqlite-store.js');
       const store = SqliteStore.open(path);
       try {
-        return await keyFor(store, 2);
+        return await keyFor(store, { member: 2, legacyV1: true });
       } finally {
         await store.close();
       }

@@ -29,7 +29,7 @@ describe('PostgreSQL outage', {
       { type: 'member', id: 1, teamId: 1, email: 'a@t.test', role: 'admin', pid: '1' },
       { type: 'lead', userId: 1, id: 'x', epoch: 1000, isLead: true },
     ]);
-    key = await keyFor(made.store, 1);
+    key = await keyFor(made.store, { member: 1, legacyV1: true });
     await bulkInsertLeads(made.location, 1, 300_000);
     const target = new URL(made.location.databaseUrl!);
     proxy = new TcpProxy(target.hostname, Number(target.port || 5432));

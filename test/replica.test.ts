@@ -30,7 +30,7 @@ describe('read replica', {
       { type: 'member', id: 1, teamId: 1, email: 'a@t.test', role: 'admin', pid: '1' },
       lead('first', 1000),
     ]);
-    key = await keyFor(made.store, 1);
+    key = await keyFor(made.store, { member: 1, legacyV1: true });
     const primary = new URL(made.location.databaseUrl!);
     standby = await startStandby(primary.hostname, Number(primary.port || 5432));
     const readUrl = standby.urlFor(made.location.databaseUrl!);
@@ -90,7 +90,7 @@ describe('read replica', {
     await replicaSql`SELECT pg_wal_replay_pause()`;
     try {
       const { createKey } = await import('../src/domain/keys.js');
-      const created = await createKey(made.store, { member: 1 });
+      const created = await createKey(made.store, { member: 1, legacyV1: true });
       const status = () =>
         fetch(`${server.url}/api/pub/leads/getLastLead`, { headers: auth(created.key) }).then(
           (r) => r.status,

@@ -12,6 +12,20 @@ export interface ServerProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** Servers started and not yet exited: `stopAll` ends the ones a failed test left running. */
+const live = new Set<ChildProcess>();
+
+/** Stops, by their own PIDs, the servers still running (use in `after`, so a failure cannot hang the run). */
+export async function stopAll(): Promise<void> {
+  await Promise.all(
+    [...live].map(async (child) => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    }),
+  );
+}
+
 /**
  * Starts `leadline serve` on a free port as its own process, and waits until it listens (read
  * from its info-level log line, so LOG_LEVEL must stay at info or below).
@@ -24,6 +38,8 @@ export async function startServerProcess(
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   const logs: string[] = [];
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {

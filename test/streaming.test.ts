@@ -42,7 +42,7 @@ for (const engine of enginesUnderTest())
         { type: 'team', id: 1, name: 'Big' },
         { type: 'member', id: 1, teamId: 1, email: 'big@big.test', role: 'admin', pid: '77' },
       ]);
-      key = await keyFor(made.store, 1);
+      key = await keyFor(made.store, { member: 1, legacyV1: true });
       await bulkInsertLeads(made.location, 1, LEADS);
       server = await startServerProcess(storeArgs(made.location), { LEADLINE_RATE_LIMIT: '1000000' });
     });

@@ -99,4 +99,24 @@ export function registerKeyCommands(program: Command, withContext: CommandContex
         out.result({ id: Number(id), revoked: true }, `key ${id} revoked`);
       }),
     );
+
+  for (const [name, granted] of [
+    ['grant-legacy-v1', true],
+    ['revoke-legacy-v1', false],
+  ] as const) {
+    keys
+      .command(name)
+      .description(granted ? 'let this key call v1 after the freeze' : 'take back a legacy v1 grant')
+      .argument('<key id>', 'the id shown by keys create / keys list')
+      .action((id: string) =>
+        withContext(async ({ store, out }) => {
+          if (!/^\d+$/.test(id)) throw new KeyCommandError(`key id ${JSON.stringify(id)} is not a number`);
+          if (!(await store.keys.setLegacyV1(Number(id), granted))) throw new KeyCommandError(`no key ${id}`);
+          out.result(
+            { id: Number(id), legacyV1: granted },
+            `key ${id}: legacy v1 access ${granted ? 'granted' : 'revoked'}`,
+          );
+        }),
+      );
+  }
 }

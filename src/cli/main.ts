@@ -4,6 +4,7 @@ import { registerImportCommand } from './import.js';
 import { registerKeyCommands } from './keys.js';
 import { registerSeedCommand } from './seed.js';
 import { registerServeCommand } from './serve.js';
+import { registerV1Commands } from './v1.js';
 
 /** The `leadline` command (import-format.md): thin shells over the same services the API uses. */
 const program = new Command('leadline')
@@ -36,5 +37,6 @@ program
 registerImportCommand(program, withContext);
 registerSeedCommand(program, withContext);
 registerKeyCommands(program, withContext);
+registerV1Commands(program, withContext);
 
 await program.parseAsync(process.argv);

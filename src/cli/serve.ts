@@ -12,20 +12,26 @@ import { seedStore } from './seed.js';
 const DEMO = { teams: 3, membersPerTeam: 8, leads: 3000, seed: 'demo' };
 
 /** Seeds the demo data set and returns a key of the first seeded team's admin. */
-async function seedDemo(store: Store): Promise<{ key: string; email: string; leads: number }> {
+async function seedDemo(
+  store: Store,
+): Promise<{ key: string; email: string; teamId: number; leads: number }> {
   const firstMember = (await store.directory.maxIds()).member + 1;
   const summary = await seedStore(store, DEMO);
   for (let id = firstMember; id < firstMember + DEMO.membersPerTeam; id++) {
     const member = await store.directory.findMember(id);
     if (member?.role === 'admin') {
-      const created = await createKey(store, { member: id, label: 'demo (npm start)' });
-      return { key: created.key, email: member.email, leads: summary.leads };
+      // Legacy-granted, so the demo can try v1 as well as v2 (keys made after the freeze cannot).
+      const created = await createKey(store, { member: id, label: 'demo (npm start)', legacyV1: true });
+      return { key: created.key, email: member.email, teamId: member.teamId, leads: summary.leads };
     }
   }
   throw new Error('the demo data set has no team admin');
 }
 
-function demoBanner(address: string, demo: { key: string; email: string; leads: number }): string {
+function demoBanner(
+  address: string,
+  demo: { key: string; email: string; teamId: number; leads: number },
+): string {
   return [
     '',
     `leadline: seeded a demo data set (${demo.leads} leads) into the empty store.`,
@@ -33,6 +39,9 @@ function demoBanner(address: string, demo: { key: string; email: string; leads: 
     `  ${demo.key}`,
     'Try:',
     `  curl -H "Authorization: Bearer ${demo.key}" ${address}/api/pub/leads/getLastLeadTeam`,
+    'or the same with v2 (the search that replaces v1; docs at /docs/v2):',
+    `  curl -H "Authorization: Bearer ${demo.key}" -H "Content-Type: application/json" ${address}/api/pub/v2/leads/search \\`,
+    `    -d '{"filters":{"teamId":${demo.teamId}},"limit":1}'`,
     '',
   ].join('\n');
 }

@@ -13,6 +13,9 @@ export type ErrorCode =
   | 'payload-too-large'
   | 'unsupported-media-type'
   | 'rate-limited'
+  | 'v1-closed-to-new-integrations'
+  | 'v1-brownout'
+  | 'v1-sunset'
   | 'store-unavailable'
   | 'internal';
 

@@ -46,6 +46,23 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string; descri
     title: 'Too many requests',
     description: 'The key used up its quota for the current window; retry after the Retry-After seconds.',
   },
+  'v1-closed-to-new-integrations': {
+    status: 403,
+    title: 'v1 is closed to new integrations',
+    description:
+      'Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide.',
+  },
+  'v1-brownout': {
+    status: 410,
+    title: 'v1 brownout',
+    description:
+      'v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt`; move to v2 before the sunset.',
+  },
+  'v1-sunset': {
+    status: 410,
+    title: 'v1 has been retired',
+    description: 'The v1 lead retrieval interface is gone. Use Search Leads (v2); see the migration guide.',
+  },
   'store-unavailable': {
     status: 503,
     title: 'Service unavailable',

@@ -2,6 +2,8 @@ import type { Member, Role, Subteam, Team } from '../domain/directory.js';
 import type { Lead, LeadKind, LeadSource } from '../domain/lead.js';
 import type { LeadText, TextField } from '../domain/lead-text.js';
 import type { RateLimiter } from '../domain/rate-limit.js';
+import type { Brownout } from '../domain/retirement.js';
+import type { UsageRow, UsageSink } from '../domain/usage.js';
 
 /**
  * The store interfaces the rest of the code depends on. Rows stop behind these: callers get
@@ -163,6 +165,8 @@ export interface NewApiKey {
 export interface KeyStore {
   create(key: NewApiKey): Promise<ApiKey>;
   list(memberId?: number): Promise<ApiKey[]>;
+  /** Grants (or takes back) v1 access after the freeze; false when no such key. */
+  setLegacyV1(id: number, granted: boolean): Promise<boolean>;
   /** Marks the key revoked; false when no such key (or already revoked). */
   revoke(id: number, at: number): Promise<boolean>;
   /** Keys whose display prefix matches; the caller compares hashes in constant time. */
@@ -228,6 +232,24 @@ export interface ImportWriter {
   staged(): AsyncIterable<StagedRecord[]>;
 }
 
+export interface NewBrownout {
+  startsAt: number;
+  endsAt: number;
+  /** null: every key. */
+  keyIds: number[] | null;
+  createdAt: number;
+}
+
+/** The data behind v1's retirement: brownout windows and the usage ledger. */
+export interface RetirementStore extends UsageSink {
+  addBrownout(b: NewBrownout): Promise<Brownout>;
+  /** Every window, past and future, by start. */
+  brownouts(): Promise<Brownout[]>;
+  removeBrownout(id: number): Promise<boolean>;
+  /** Ledger rows of `sinceDay` (YYYY-MM-DD) and later; null: all. */
+  usage(sinceDay: string | null): Promise<UsageRow[]>;
+}
+
 export interface MigrationReport {
   from: number;
   to: number;
@@ -239,6 +261,7 @@ export interface Store {
   readonly leads: LeadStore;
   readonly directory: DirectoryStore;
   readonly keys: KeyStore;
+  readonly retirement: RetirementStore;
   /**
    * Rate-limit counters for this engine: shared by every instance on the store where the engine
    * is shared (PostgreSQL), in process memory for the embedded store (one instance).

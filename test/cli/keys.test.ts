@@ -33,7 +33,8 @@ async function status(location: StoreLocation, key: string): Promise<number> {
   const store = await openStore(location);
   try {
     const app = await makeApp(store);
-    return (await app.inject({ url: '/api/pub/leads/getLastLead', headers: auth(key) })).statusCode;
+    // v2: a key made now is a new integration, which v1 refuses after its freeze.
+    return (await app.inject({ url: '/api/pub/v2/leads/changes', headers: auth(key) })).statusCode;
   } finally {
     await store.close();
   }

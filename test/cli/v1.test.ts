@@ -328,8 +328,12 @@ for (const engine of enginesUnderTest()) {
       );
     });
 
-    test('v1 report --days must be a whole number of days, 1 or more', () => {
-      assertFails(run('v1', 'report', '--days', '0'), /^--days "0": a whole number of days, 1 or more$/);
+    test('v1 report --days must be a whole number of days, 1 to 3660 (as the admin API)', () => {
+      assertFails(run('v1', 'report', '--days', '0'), /^--days "0": a whole number of days, 1 to 3660$/);
+      assertFails(
+        run('v1', 'report', '--days', '3661'),
+        /^--days "3661": a whole number of days, 1 to 3660$/,
+      );
       assertFails(run('v1', 'report', '--days', 'x', '--json'), /^--days "x": a whole number of days/, true);
     });
   });

@@ -22,6 +22,12 @@ describe('configuration (issue 2 §7)', () => {
     assert.equal(c.dbPath, 'x.db');
   });
 
+  test('--db (databaseUrl: null) wins over DATABASE_URL, which is then neither used nor checked', () => {
+    const c = loadConfig({ DATABASE_URL: 'mysql://x' }, { dbPath: 'x.db', databaseUrl: null });
+    assert.equal(c.databaseUrl, null);
+    assert.equal(loadConfig({ DATABASE_URL: 'postgres://h/db' }).databaseUrl, 'postgres://h/db');
+  });
+
   test('every bad variable is listed at once', () => {
     try {
       loadConfig({

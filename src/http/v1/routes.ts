@@ -2,10 +2,22 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import { AppError } from '../../domain/errors.js';
 import type { RateLimiter } from '../../domain/rate-limit.js';
+import {
+  activeBrownout,
+  brownoutError,
+  frozenError,
+  isFrozenOut,
+  isSunset,
+  successorRequest,
+  sunsetError,
+} from '../../domain/retirement.js';
 import { lastLeadBody } from '../../domain/v1-wire.js';
 import type { Store } from '../../storage/store.js';
-import { admitCaller } from '../caller.js';
+import { authenticate } from '../auth.js';
+import { countAgainstQuota } from '../caller.js';
 import { etagOf, noneMatch } from '../etag.js';
+import { markUsage } from '../usage.js';
+import type { BrownoutSchedule } from './brownout-schedule.js';
 import { deprecationHeaders, V1_PREFIX } from './deprecation.js';
 import { getLastLead } from './get-last-lead.js';
 import { getLastLeadSubTeam } from './get-last-lead-sub-team.js';
@@ -28,6 +40,7 @@ export interface V1Deps {
   store: Store;
   rateLimiter: RateLimiter;
   now: () => number;
+  brownouts: BrownoutSchedule;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -38,7 +51,10 @@ export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void
   const signals = deprecationHeaders(deps.config);
   // Every response under the v1 prefix carries the deprecation signals, errors and 404s included.
   app.addHook('onRequest', async (request, reply) => {
-    if (request.url.startsWith(V1_PREFIX)) reply.headers(signals);
+    if (!request.url.startsWith(V1_PREFIX)) return;
+    reply.headers(signals);
+    // After the sunset every v1 call is gone, whatever its path, method or key (C7).
+    if (isSunset(deps.config.v1, deps.now())) await refuseAfterSunset(request, deps);
   });
 
   for (const op of V1_OPERATIONS) {
@@ -63,20 +79,37 @@ export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void
   }
 }
 
+/** Counts the call for its key when it has a valid one (the report shows who still tries), then 410. */
+async function refuseAfterSunset(request: FastifyRequest, deps: V1Deps): Promise<never> {
+  const name = request.url.slice(V1_PREFIX.length).split(/[/?]/)[0] ?? '';
+  const operation = V1_OPERATIONS.some((op) => op.name === name) ? name : 'other';
+  try {
+    const caller = await authenticate(request, deps.store.keys, deps.now());
+    markUsage(request, { keyId: caller.keyId, api: 'v1', operation });
+  } catch {
+    // No valid key: still gone, just not counted for anyone.
+  }
+  throw sunsetError(`${deps.config.publicUrl}/docs/v1-migration`);
+}
+
 async function handle(
   op: V1Operation,
   request: FastifyRequest,
   reply: FastifyReply,
   deps: V1Deps,
 ): Promise<FastifyReply> {
-  const caller = await admitCaller(request, reply, {
-    keys: deps.store.keys,
-    rateLimiter: deps.rateLimiter,
-    now: deps.now(),
-  });
-  // Retirement of v1 (v1-contract C7: freeze, brownouts, sunset, usage ledger) decides here,
-  // between knowing the caller and running the operation.
-
+  const now = deps.now();
+  const caller = await authenticate(request, deps.store.keys, now);
+  markUsage(request, { keyId: caller.keyId, api: 'v1', operation: op.name });
+  const quota = await countAgainstQuota(reply, deps.rateLimiter, caller);
+  // Retirement (C7) answers before the quota does: a brownout or a frozen-out key is never a 429.
+  const guide = `${deps.config.publicUrl}/docs/v1-migration`;
+  const brownout = activeBrownout(await deps.brownouts.current(), caller.keyId, now);
+  if (brownout !== null) throw brownoutError(brownout, guide);
+  if (isFrozenOut(deps.config.v1, caller)) {
+    throw frozenError(successorRequest(op.name, caller, request.query as Record<string, unknown>), guide);
+  }
+  quota();
   const result = await op.run({ caller, query: request.query as Record<string, unknown>, store: deps.store });
   reply.header('cache-control', 'private, no-cache').type(JSON_TYPE);
   if (result.kind === 'last') {

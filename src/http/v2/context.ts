@@ -4,7 +4,9 @@ import { CursorCodec } from '../../domain/cursor.js';
 import type { Caller } from '../../domain/directory.js';
 import type { RateLimiter } from '../../domain/rate-limit.js';
 import type { Store } from '../../storage/store.js';
-import { admitCaller } from '../caller.js';
+import { authenticate } from '../auth.js';
+import { countAgainstQuota } from '../caller.js';
+import { markUsage } from '../usage.js';
 
 export const V2_PREFIX = '/api/pub/v2/leads';
 export const JSON_TYPE = 'application/json; charset=utf-8';
@@ -44,17 +46,15 @@ export function cursorCodec(store: Store): () => Promise<CursorCodec> {
   };
 }
 
-/** Admits the caller (key, quota), runs the operation, and answers its JSON with no-store. */
-export function v2Route(handler: V2Handler, deps: V2Deps, cursors: () => Promise<CursorCodec>) {
+/** Admits the caller (key, quota; counted as `name` in the usage ledger), runs the operation, answers its JSON with no-store. */
+export function v2Route(name: string, handler: V2Handler, deps: V2Deps, cursors: () => Promise<CursorCodec>) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     // Personal data: no cache may keep a v2 answer.
     reply.header('cache-control', 'no-store');
     const now = deps.now();
-    const caller = await admitCaller(request, reply, {
-      keys: deps.store.keys,
-      rateLimiter: deps.rateLimiter,
-      now,
-    });
+    const caller = await authenticate(request, deps.store.keys, now);
+    markUsage(request, { keyId: caller.keyId, api: 'v2', operation: name });
+    (await countAgainstQuota(reply, deps.rateLimiter, caller))();
     const body = await handler({ caller, store: deps.store, now, cursors }, request, reply);
     return reply.type(JSON_TYPE).send(JSON.stringify(body));
   };

@@ -11,14 +11,14 @@ const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELE
 /** The v2 operations (v2-and-lifecycle "V2 interface"), one file each. */
 export async function v2Routes(app: FastifyInstance, deps: V2Deps): Promise<void> {
   const cursors = cursorCodec(deps.store);
-  const routes: { url: string; methods: HTTPMethods[]; handler: V2Handler }[] = [
-    { url: `${V2_PREFIX}/search`, methods: ['POST'], handler: searchLeads },
-    { url: `${V2_PREFIX}/changes`, methods: ['GET', 'HEAD'], handler: leadChanges },
-    { url: `${V2_PREFIX}/:leadId`, methods: ['GET', 'HEAD'], handler: getLead },
-    { url: V2_PREFIX, methods: ['POST'], handler: createLead },
+  const routes: { name: string; url: string; methods: HTTPMethods[]; handler: V2Handler }[] = [
+    { name: 'searchLeads', url: `${V2_PREFIX}/search`, methods: ['POST'], handler: searchLeads },
+    { name: 'leadChanges', url: `${V2_PREFIX}/changes`, methods: ['GET', 'HEAD'], handler: leadChanges },
+    { name: 'getLead', url: `${V2_PREFIX}/:leadId`, methods: ['GET', 'HEAD'], handler: getLead },
+    { name: 'createLead', url: V2_PREFIX, methods: ['POST'], handler: createLead },
   ];
   for (const r of routes) {
-    app.route({ method: r.methods, url: r.url, handler: v2Route(r.handler, deps, cursors) });
+    app.route({ method: r.methods, url: r.url, handler: v2Route(r.name, r.handler, deps, cursors) });
     const allow = r.methods.join(', ');
     const others = ALL_METHODS.filter((m) => !r.methods.includes(m));
     // Refused before any body is read: a 405 naming what the path answers.

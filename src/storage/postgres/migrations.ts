@@ -175,6 +175,35 @@ const MIGRATIONS: Migration[] = [
     `,
     after: backfillLeadText,
   },
+  {
+    version: 4,
+    name: 'retirement',
+    // Brownout windows (key_ids NULL: every key) and the usage ledger, one row per key, API
+    // version, operation, UTC day and status, added to by every instance's flushes.
+    sql: `
+      CREATE TABLE brownouts (
+        id bigserial PRIMARY KEY,
+        starts_at bigint NOT NULL,
+        ends_at bigint NOT NULL,
+        key_ids bigint[],
+        created_at bigint NOT NULL,
+        CHECK (ends_at > starts_at)
+      );
+      CREATE TABLE api_usage (
+        key_id bigint NOT NULL,
+        api text NOT NULL CHECK (api IN ('v1', 'v2')),
+        operation text NOT NULL,
+        day text NOT NULL,
+        status integer NOT NULL,
+        count bigint NOT NULL,
+        first_seen bigint NOT NULL,
+        last_seen bigint NOT NULL,
+        user_agent text,
+        PRIMARY KEY (key_id, api, operation, day, status)
+      );
+      CREATE INDEX api_usage_day ON api_usage(day);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -34,6 +34,11 @@ export class PostgresKeyStore implements KeyStore {
     return result.count === 1;
   }
 
+  async setLegacyV1(id: number, granted: boolean): Promise<boolean> {
+    const result = await this.sql`UPDATE api_keys SET legacy_v1 = ${granted} WHERE id = ${id}`;
+    return result.count === 1;
+  }
+
   async findByDisplay(display: string): Promise<StoredKey[]> {
     const rows = await this.sql<
       (KeyRow & { hash: Buffer; role: Role })[]

@@ -9,6 +9,7 @@ import { PostgresImportWriter } from './postgres-import.js';
 import { PostgresKeyStore } from './postgres-keys.js';
 import { PostgresLeadStore } from './postgres-leads.js';
 import { PostgresRateLimiter } from './postgres-rate-limit.js';
+import { PostgresRetirementStore } from './postgres-retirement.js';
 import { ReplicaRouter, type ReplicaState } from './replica.js';
 
 export interface PostgresOptions {
@@ -57,6 +58,7 @@ export class PostgresStore implements Store {
   readonly leads: PostgresLeadStore;
   readonly directory: PostgresDirectoryStore;
   readonly keys: PostgresKeyStore;
+  readonly retirement: PostgresRetirementStore;
 
   private constructor(
     private readonly sql: Sql,
@@ -67,6 +69,8 @@ export class PostgresStore implements Store {
     this.directory = new PostgresDirectoryStore(sql, reads);
     // Keys always come from the primary: a revocation must never be read stale.
     this.keys = new PostgresKeyStore(sql);
+    // Brownouts and the ledger on the primary too: a brownout must never be read stale.
+    this.retirement = new PostgresRetirementStore(sql);
   }
 
   /**

@@ -134,6 +134,35 @@ const MIGRATIONS: Migration[] = [
     `,
     after: backfillLeadText,
   },
+  {
+    version: 3,
+    name: 'retirement',
+    // Brownout windows (key_ids: JSON array, NULL for every key) and the usage ledger: one row
+    // per key, API version, operation, UTC day and status, added to by every flush.
+    sql: `
+      CREATE TABLE brownouts (
+        id INTEGER PRIMARY KEY,
+        starts_at INTEGER NOT NULL,
+        ends_at INTEGER NOT NULL,
+        key_ids TEXT,
+        created_at INTEGER NOT NULL,
+        CHECK (ends_at > starts_at)
+      );
+      CREATE TABLE api_usage (
+        key_id INTEGER NOT NULL,
+        api TEXT NOT NULL CHECK (api IN ('v1', 'v2')),
+        operation TEXT NOT NULL,
+        day TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        count INTEGER NOT NULL,
+        first_seen INTEGER NOT NULL,
+        last_seen INTEGER NOT NULL,
+        user_agent TEXT,
+        PRIMARY KEY (key_id, api, operation, day, status)
+      ) WITHOUT ROWID;
+      CREATE INDEX api_usage_day ON api_usage(day);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -10,6 +10,7 @@ export class SqliteKeyStore implements KeyStore {
   private readonly listByMemberStmt: Database.Statement;
   private readonly revokeStmt: Database.Statement;
   private readonly byDisplayStmt: Database.Statement;
+  private readonly legacyStmt: Database.Statement;
 
   constructor(db: Database.Database) {
     this.insertStmt = db.prepare(`INSERT INTO api_keys
@@ -22,6 +23,7 @@ export class SqliteKeyStore implements KeyStore {
       db.prepare(`SELECT ${KEY_COLUMNS} FROM api_keys k JOIN members m ON m.id = k.member_id
       WHERE k.member_id = ? ORDER BY k.id`);
     this.revokeStmt = db.prepare('UPDATE api_keys SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL');
+    this.legacyStmt = db.prepare('UPDATE api_keys SET legacy_v1 = ? WHERE id = ?');
     this.byDisplayStmt = db.prepare(`SELECT ${KEY_COLUMNS}, k.hash, m.role FROM api_keys k
       JOIN members m ON m.id = k.member_id WHERE k.display = ?`);
   }
@@ -48,6 +50,10 @@ export class SqliteKeyStore implements KeyStore {
 
   async revoke(id: number, at: number): Promise<boolean> {
     return this.revokeStmt.run(at, id).changes === 1;
+  }
+
+  async setLegacyV1(id: number, granted: boolean): Promise<boolean> {
+    return this.legacyStmt.run(granted ? 1 : 0, id).changes === 1;
   }
 
   async findByDisplay(display: string): Promise<StoredKey[]> {

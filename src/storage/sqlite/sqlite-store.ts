@@ -10,6 +10,7 @@ import { SqliteDirectoryStore } from './sqlite-directory.js';
 import { SqliteImportWriter } from './sqlite-import.js';
 import { SqliteKeyStore } from './sqlite-keys.js';
 import { SqliteLeadStore } from './sqlite-leads.js';
+import { SqliteRetirementStore } from './sqlite-retirement.js';
 
 /**
  * The embedded store: one SQLite file, WAL so readers never wait for the writer, prepared
@@ -20,6 +21,7 @@ export class SqliteStore implements Store {
   private leadStore?: SqliteLeadStore;
   private directoryStore?: SqliteDirectoryStore;
   private keyStore?: SqliteKeyStore;
+  private retirementStore?: SqliteRetirementStore;
   /** Secrets never change once made, so each is read from the file once. */
   private readonly secrets = new Map<string, Buffer>();
 
@@ -104,6 +106,14 @@ export class SqliteStore implements Store {
       this.keyStore = new SqliteKeyStore(this.db);
     }
     return this.keyStore;
+  }
+
+  get retirement(): SqliteRetirementStore {
+    if (this.retirementStore === undefined) {
+      this.ready();
+      this.retirementStore = new SqliteRetirementStore(this.db);
+    }
+    return this.retirementStore;
   }
 
   async importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {

@@ -1,0 +1,136 @@
+import type { Command } from 'commander';
+import { parseIsoTime } from '../config.js';
+import type { Brownout } from '../domain/retirement.js';
+import { MAX_REPORT_DAYS, parseReportDays, V1_OPERATION_NAMES, v1Report } from '../domain/v1-report.js';
+import type { CommandContext } from './context.js';
+
+/** A wrong argument to a `leadline v1` command: reported as it is, exit 1. */
+export class V1CommandError extends Error {
+  override name = 'V1CommandError';
+}
+
+function describeBrownout(b: Brownout, now: number) {
+  const state = now < b.startsAt ? 'scheduled' : now < b.endsAt ? 'active' : 'past';
+  return {
+    id: b.id,
+    from: new Date(b.startsAt).toISOString(),
+    to: new Date(b.endsAt).toISOString(),
+    keys: b.keyIds,
+    state,
+  };
+}
+
+function time(value: string, flag: string): number {
+  const ms = parseIsoTime(value);
+  if (ms === null) throw new V1CommandError(`${flag} ${JSON.stringify(value)} is not an ISO-8601 time`);
+  return ms;
+}
+
+function keyIds(values: string[]): number[] {
+  return values.map((v) => {
+    if (!/^[0-9]+$/.test(v)) throw new V1CommandError(`--key ${JSON.stringify(v)} is not a key id`);
+    return Number(v);
+  });
+}
+
+/** `leadline v1 brownout add|list|remove` and `leadline v1 report` (v2-and-lifecycle). */
+export function registerV1Commands(program: Command, withContext: CommandContext): void {
+  const v1 = program.command('v1').description('retire v1: brownouts and the usage report');
+  const brownout = v1.command('brownout').description('windows during which v1 answers 410');
+
+  brownout
+    .command('add')
+    .description('schedule a brownout for every key, or for the keys named with --key')
+    .requiredOption('--from <ISO>', 'start (inclusive)')
+    .requiredOption('--to <ISO>', 'end (exclusive)')
+    .option(
+      '--key <key id>',
+      'a key the brownout is for (repeatable)',
+      (v: string, all: string[]) => [...all, v],
+      [],
+    )
+    .action((opts: { from: string; to: string; key: string[] }) =>
+      withContext(async ({ store, out }) => {
+        const startsAt = time(opts.from, '--from');
+        const endsAt = time(opts.to, '--to');
+        if (endsAt <= startsAt) throw new V1CommandError('--to must be after --from');
+        const ids = opts.key.length === 0 ? null : keyIds(opts.key);
+        if (ids !== null) {
+          const known = new Set((await store.keys.list()).map((k) => k.id));
+          const unknown = ids.filter((id) => !known.has(id));
+          if (unknown.length > 0) throw new V1CommandError(`no key ${unknown.join(', ')}`);
+        }
+        const b = await store.retirement.addBrownout({
+          startsAt,
+          endsAt,
+          keyIds: ids,
+          createdAt: Date.now(),
+        });
+        const d = describeBrownout(b, Date.now());
+        out.result(
+          d,
+          `brownout ${d.id}: ${d.from} to ${d.to}, ${ids === null ? 'every key' : `keys ${ids.join(', ')}`}`,
+        );
+      }),
+    );
+
+  brownout
+    .command('list')
+    .description('list brownouts, past and scheduled')
+    .action(() =>
+      withContext(async ({ store, out }) => {
+        const now = Date.now();
+        const list = (await store.retirement.brownouts()).map((b) => describeBrownout(b, now));
+        const lines = list.map(
+          (b) =>
+            `${b.id}\t${b.from}\t${b.to}\t${b.state}\t${b.keys === null ? 'every key' : `keys ${b.keys.join(',')}`}`,
+        );
+        out.result({ brownouts: list }, lines.length === 0 ? 'no brownouts' : lines.join('\n'));
+      }),
+    );
+
+  brownout
+    .command('remove')
+    .description('remove a brownout')
+    .argument('<id>', 'the id shown by brownout add / list')
+    .action((id: string) =>
+      withContext(async ({ store, out }) => {
+        if (!/^[0-9]+$/.test(id))
+          throw new V1CommandError(`brownout id ${JSON.stringify(id)} is not a number`);
+        if (!(await store.retirement.removeBrownout(Number(id))))
+          throw new V1CommandError(`no brownout ${id}`);
+        out.result({ id: Number(id), removed: true }, `brownout ${id} removed`);
+      }),
+    );
+
+  v1.command('report')
+    .description('who still calls v1: per key, v1 calls by operation, last seen, user agent, v2 calls')
+    .option('--days <N>', 'the window, in days up to today', '30')
+    .action((opts: { days: string }) =>
+      withContext(async ({ store, out }) => {
+        const days = parseReportDays(opts.days);
+        if (days === null) {
+          throw new V1CommandError(
+            `--days ${JSON.stringify(opts.days)}: a whole number of days, 1 to ${MAX_REPORT_DAYS}`,
+          );
+        }
+        const report = v1Report(
+          await store.keys.list(),
+          await store.retirement.usage(null),
+          days,
+          Date.now(),
+        );
+        const lines = report.keys.map((k) => {
+          const ops = V1_OPERATION_NAMES.filter((op) => (k.v1ByOperation[op] ?? 0) > 0)
+            .map((op) => `${op} ${k.v1ByOperation[op]}`)
+            .join(', ');
+          return `key ${k.keyId}\tmember ${k.memberId}\t${k.status}\tv1 ${k.v1Calls}${ops ? ` (${ops})` : ''}\tlast v1 ${k.v1LastSeen ?? '—'}\t${k.userAgent ?? '—'}\tv2 ${k.v2Calls}`;
+        });
+        const onV1 = report.keys.filter((k) => k.status === 'on-v1').length;
+        out.result(
+          report,
+          [`last ${days} days: ${onV1} of ${report.keys.length} keys still call v1`, ...lines].join('\n'),
+        );
+      }),
+    );
+}

@@ -1,0 +1,106 @@
+/**
+ * The usage ledger (v1-contract C7, v2-and-lifecycle "Usage ledger"): every API call counted per
+ * key, version, operation, UTC day and status, with first and last time seen and the user
+ * agent. Calls are added up in memory — no store round trip on the request path — and written
+ * by `flush` on an interval and at shutdown, as increments, so every instance adds to the same
+ * rows. A crash loses at most the calls since the last flush.
+ */
+
+export type Api = 'v1' | 'v2';
+
+export interface UsageRow {
+  keyId: number;
+  api: Api;
+  operation: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  status: number;
+  count: number;
+  firstSeen: number;
+  lastSeen: number;
+  /** User agent of the last call counted in the row (at most 200 characters). */
+  userAgent: string | null;
+}
+
+export interface UsageSink {
+  /** Adds the rows' counts to the stored ones (first seen: earliest; last seen, agent: latest). */
+  addUsage(rows: UsageRow[]): Promise<void>;
+}
+
+export const USER_AGENT_MAX = 200;
+
+export function utcDay(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 10);
+}
+
+export class UsageLedger {
+  private pending = new Map<string, UsageRow>();
+
+  constructor(private readonly sink: UsageSink) {}
+
+  count(
+    keyId: number,
+    api: Api,
+    operation: string,
+    status: number,
+    at: number,
+    userAgent: string | null,
+  ): void {
+    const day = utcDay(at);
+    const id = `${keyId}\u0000${api}\u0000${operation}\u0000${day}\u0000${status}`;
+    const agent = userAgent === null ? null : userAgent.slice(0, USER_AGENT_MAX);
+    const row = this.pending.get(id);
+    if (row === undefined) {
+      this.pending.set(id, {
+        keyId,
+        api,
+        operation,
+        day,
+        status,
+        count: 1,
+        firstSeen: at,
+        lastSeen: at,
+        userAgent: agent,
+      });
+      return;
+    }
+    row.count++;
+    if (at < row.firstSeen) row.firstSeen = at;
+    if (at >= row.lastSeen) {
+      row.lastSeen = at;
+      row.userAgent = agent;
+    }
+  }
+
+  /** Calls counted and not yet written. */
+  get size(): number {
+    return this.pending.size;
+  }
+
+  /**
+   * Writes what was counted. On failure (store down) the counts go back into the ledger, merged
+   * with those counted meanwhile, and the next flush tries again: nothing is lost but a crash.
+   */
+  async flush(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const batch = this.pending;
+    this.pending = new Map();
+    try {
+      await this.sink.addUsage([...batch.values()]);
+    } catch (err) {
+      for (const [id, row] of batch) {
+        const now = this.pending.get(id);
+        if (now === undefined) this.pending.set(id, row);
+        else {
+          now.count += row.count;
+          now.firstSeen = Math.min(now.firstSeen, row.firstSeen);
+          if (row.lastSeen > now.lastSeen) {
+            now.lastSeen = row.lastSeen;
+            now.userAgent = row.userAgent;
+          }
+        }
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { Api, UsageLedger } from '../domain/usage.js';
+
+/** What a request is counted as in the usage ledger, once its key is known. */
+export interface UsageMark {
+  keyId: number;
+  api: Api;
+  operation: string;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    usage: UsageMark | null;
+  }
+}
+
+export function markUsage(request: FastifyRequest, mark: UsageMark): void {
+  request.usage = mark;
+}
+
+/**
+ * Counts every answered request whose key was known — refusals included, with their status —
+ * in memory, and writes the ledger on an interval and when the app closes (shutdown).
+ */
+export function countUsage(
+  app: FastifyInstance,
+  ledger: UsageLedger,
+  everyMs: number,
+  now: () => number,
+): void {
+  app.decorateRequest('usage', null);
+  app.addHook('onResponse', async (request, reply) => {
+    const u = request.usage;
+    if (u === null) return;
+    const agent = request.headers['user-agent'];
+    ledger.count(
+      u.keyId,
+      u.api,
+      u.operation,
+      reply.statusCode,
+      now(),
+      typeof agent === 'string' ? agent : null,
+    );
+  });
+  const flush = () =>
+    ledger.flush().catch((err: unknown) => {
+      // Counts stay in memory and go out with the next flush.
+      app.log.warn({ err: { message: (err as Error).message } }, 'usage ledger not written; retrying');
+    });
+  const timer = setInterval(flush, everyMs);
+  timer.unref();
+  app.addHook('onClose', async () => {
+    clearInterval(timer);
+    await flush();
+  });
+}

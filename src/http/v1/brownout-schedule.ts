@@ -1,0 +1,36 @@
+import type { Brownout } from '../../domain/retirement.js';
+
+/**
+ * The brownout windows as this instance knows them: read from the store at most every
+ * `maxAgeMs` (one read shared by the requests waiting on it), so a window added with
+ * `leadline v1 brownout add` reaches every instance within a second without a store round trip
+ * per v1 call.
+ */
+export class BrownoutSchedule {
+  private cached: readonly Brownout[] = [];
+  private readAt = Number.NEGATIVE_INFINITY;
+  private reading: Promise<readonly Brownout[]> | null = null;
+
+  constructor(
+    private readonly read: () => Promise<Brownout[]>,
+    private readonly maxAgeMs = 500,
+    private readonly clock: () => number = () => performance.now(),
+  ) {}
+
+  async current(): Promise<readonly Brownout[]> {
+    if (this.clock() - this.readAt < this.maxAgeMs) return this.cached;
+    this.reading ??= this.read().then(
+      (list) => {
+        this.cached = list;
+        this.readAt = this.clock();
+        this.reading = null;
+        return list;
+      },
+      (err: unknown) => {
+        this.reading = null;
+        throw err;
+      },
+    );
+    return this.reading;
+  }
+}

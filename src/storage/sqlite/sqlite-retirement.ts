@@ -1,0 +1,104 @@
+import type Database from 'better-sqlite3';
+import type { Brownout } from '../../domain/retirement.js';
+import type { Api, UsageRow } from '../../domain/usage.js';
+import type { NewBrownout, RetirementStore } from '../store.js';
+
+interface BrownoutRow {
+  id: number;
+  starts_at: number;
+  ends_at: number;
+  key_ids: string | null;
+  created_at: number;
+}
+
+const toBrownout = (r: BrownoutRow): Brownout => ({
+  id: r.id,
+  startsAt: r.starts_at,
+  endsAt: r.ends_at,
+  keyIds: r.key_ids === null ? null : (JSON.parse(r.key_ids) as number[]),
+  createdAt: r.created_at,
+});
+
+interface UsageDbRow {
+  key_id: number;
+  api: Api;
+  operation: string;
+  day: string;
+  status: number;
+  count: number;
+  first_seen: number;
+  last_seen: number;
+  user_agent: string | null;
+}
+
+/** Brownout windows and the usage ledger in the embedded store. */
+export class SqliteRetirementStore implements RetirementStore {
+  private readonly stmts;
+
+  constructor(private readonly db: Database.Database) {
+    this.stmts = {
+      addBrownout: db.prepare(
+        'INSERT INTO brownouts (starts_at, ends_at, key_ids, created_at) VALUES (?, ?, ?, ?) RETURNING *',
+      ),
+      brownouts: db.prepare('SELECT * FROM brownouts ORDER BY starts_at, id'),
+      removeBrownout: db.prepare('DELETE FROM brownouts WHERE id = ?'),
+      // Increments, so every instance adds to the same row; SET reads the row's old values.
+      addUsage: db.prepare(`INSERT INTO api_usage
+          (key_id, api, operation, day, status, count, first_seen, last_seen, user_agent)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        ON CONFLICT (key_id, api, operation, day, status) DO UPDATE SET
+          count = count + excluded.count,
+          first_seen = min(first_seen, excluded.first_seen),
+          user_agent = CASE WHEN excluded.last_seen >= last_seen THEN excluded.user_agent ELSE user_agent END,
+          last_seen = max(last_seen, excluded.last_seen)`),
+      usageSince: db.prepare(
+        'SELECT * FROM api_usage WHERE day >= ? ORDER BY key_id, api, operation, day, status',
+      ),
+    };
+  }
+
+  async addBrownout(b: NewBrownout): Promise<Brownout> {
+    const keys = b.keyIds === null ? null : JSON.stringify(b.keyIds);
+    return toBrownout(this.stmts.addBrownout.get(b.startsAt, b.endsAt, keys, b.createdAt) as BrownoutRow);
+  }
+
+  async brownouts(): Promise<Brownout[]> {
+    return (this.stmts.brownouts.all() as BrownoutRow[]).map(toBrownout);
+  }
+
+  async removeBrownout(id: number): Promise<boolean> {
+    return this.stmts.removeBrownout.run(id).changes === 1;
+  }
+
+  async addUsage(rows: UsageRow[]): Promise<void> {
+    this.db.transaction(() => {
+      for (const r of rows) {
+        this.stmts.addUsage.run(
+          r.keyId,
+          r.api,
+          r.operation,
+          r.day,
+          r.status,
+          r.count,
+          r.firstSeen,
+          r.lastSeen,
+          r.userAgent,
+        );
+      }
+    })();
+  }
+
+  async usage(sinceDay: string | null): Promise<UsageRow[]> {
+    return (this.stmts.usageSince.all(sinceDay ?? '') as UsageDbRow[]).map((r) => ({
+      keyId: r.key_id,
+      api: r.api,
+      operation: r.operation,
+      day: r.day,
+      status: r.status,
+      count: r.count,
+      firstSeen: r.first_seen,
+      lastSeen: r.last_seen,
+      userAgent: r.user_agent,
+    }));
+  }
+}
