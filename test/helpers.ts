@@ -49,3 +49,21 @@ export async function makeApp(store: Store, env: Record<string, string> = {}): P
 export function auth(key: string): { authorization: string } {
   return { authorization: `Bearer ${key}` };
 }
+
+/**
+ * Retries `check` until it passes or `ms` have gone by, then throws its last failure. For
+ * PostgreSQL's change feed: a lead appears there only once every transaction older than it has
+ * ended, anywhere on the server — other test files' imports included — so the feed may be a
+ * moment behind what was just stored. On SQLite the first try passes.
+ */
+export async function eventually<T>(check: () => Promise<T>, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+}

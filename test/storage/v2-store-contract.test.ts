@@ -13,7 +13,7 @@ import type {
   TextClause,
 } from '../../src/storage/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load } from '../helpers.js';
+import { eventually, load } from '../helpers.js';
 
 /**
  * The v2 store promises (search, byUuid, changes, create, secret), one body per behaviour, run on
@@ -286,7 +286,9 @@ for (const engine of enginesUnderTest()) {
       await load(store, [lead(71, 'c3000', 3000), lead(71, 'c1000', 1000), lead(72, 'c2000', 2000)]);
       await load(store, [lead(71, 'c500-late', 500)]);
       const order = ['c3000', 'c1000', 'c2000', 'c500-late'];
-      assert.deepEqual(ids((await store.leads.changes({ teamId: 7 }, null, 100)).leads), order);
+      await eventually(async () =>
+        assert.deepEqual(ids((await store.leads.changes({ teamId: 7 }, null, 100)).leads), order),
+      );
       const seen: Lead[] = [];
       let position: string | null = null;
       for (let i = 0; i < 10; i++) {
@@ -300,7 +302,11 @@ for (const engine of enginesUnderTest()) {
       }
       assert.deepEqual(ids(seen), order);
       await load(store, [lead(72, 'c100-later', 100)]);
-      assert.deepEqual(ids((await store.leads.changes({ teamId: 7 }, position, 100)).leads), ['c100-later']);
+      await eventually(async () =>
+        assert.deepEqual(ids((await store.leads.changes({ teamId: 7 }, position, 100)).leads), [
+          'c100-later',
+        ]),
+      );
       const mine = await store.leads.changes({ teamId: 7, members: [72] }, null, 100);
       assert.deepEqual(ids(mine.leads), ['c2000', 'c100-later']);
     });
@@ -322,7 +328,9 @@ for (const engine of enginesUnderTest()) {
       const named = filter({ teamId: 8 }, { text: [fuzzy(['firstName'], 'nina')] });
       assert.deepEqual(await store.leads.search(named, 'DESC', null, 10), [lead]);
       assert.deepEqual(await store.leads.byUuid({ teamId: 8 }, lead.uuid), lead);
-      assert.deepEqual((await store.leads.changes({ teamId: 8 }, null, 100)).leads.at(-1), lead);
+      await eventually(async () =>
+        assert.deepEqual((await store.leads.changes({ teamId: 8 }, null, 100)).leads.at(-1), lead),
+      );
       const withId = await store.leads.create(created(8, 81, 600, 'Ivo Given', 'crm-7'), null);
       assert.equal(withId.kind === 'created' && withId.lead.id, 'crm-7');
     });

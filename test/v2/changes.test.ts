@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { V2Lead } from '../../src/schemas/v2.js';
 import { enginesUnderTest } from '../engines.js';
-import { load } from '../helpers.js';
+import { eventually, load } from '../helpers.js';
 import { assertInvalidParams } from '../v1/http-assert.js';
 import { assertV2Ok, assertV2Problem, get, legacyIds, post, V2 } from './client.js';
 import { at, buildSearchFixture, M, type SearchFixture } from './search-fixture.js';
@@ -47,6 +47,7 @@ for (const engine of enginesUnderTest()) {
     after(async () => fx.cleanup());
 
     it('lists what the caller may see in storage order, not capture order', async () => {
+      await eventually(async () => assert.equal((await drain(fx.app, fx.key.admin)).leads.length, 5));
       assert.deepEqual(legacyIds((await drain(fx.app, fx.key.admin)).leads), ['a1', 'a2', 'a3', 'a4', 'a5']);
       assert.deepEqual(legacyIds((await drain(fx.app, fx.key.mia)).leads), ['a1', 'a2']);
       assert.deepEqual(legacyIds((await drain(fx.app, fx.key.subAdmin)).leads), ['a1', 'a2', 'a3', 'a4']);
@@ -67,8 +68,11 @@ for (const engine of enginesUnderTest()) {
         systemFields: { fullName: 'Late Too' },
       });
       const made = (assertV2Ok(created, 201).data as V2Lead).legacyLeadId;
-      const next = await drain(fx.app, fx.key.admin, poll);
-      assert.deepEqual(legacyIds(next.leads), ['late', made]);
+      const next = await eventually(async () => {
+        const got = await drain(fx.app, fx.key.admin, poll);
+        assert.deepEqual(legacyIds(got.leads), ['late', made]);
+        return got;
+      });
       const all = legacyIds((await drain(fx.app, fx.key.admin, undefined, 100)).leads);
       assert.deepEqual(all, ['a1', 'a2', 'a3', 'a4', 'a5', 'late', made]);
       // Caught up: polling again gives nothing new, and the poll cursor stays usable.

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { V1Lead } from '../../src/schemas/v1-lead.js';
 import { enginesUnderTest } from '../engines.js';
-import { auth, makeApp } from '../helpers.js';
+import { auth, eventually, makeApp } from '../helpers.js';
 import {
   B,
   BERLIN,
@@ -615,15 +615,23 @@ for (const engine of enginesUnderTest()) {
         [BERLIN.teamAdmin, `${V1}getLeadsTimeRangeForTeam?start=0`, () => true],
       ] as const) {
         const v1 = assertLeads(await call(app, v1Path, fx.key(caller)));
-        const { seen } = await followAll(fx.key(caller), null);
-        assert.deepEqual(
-          sorted(seen.filter(keep).map(v2Identity)),
-          sorted(v1.map((l) => identity(l as never))),
-          `feed of ${caller}`,
-        );
+        await eventually(async () => {
+          const { seen } = await followAll(fx.key(caller), null);
+          assert.deepEqual(
+            sorted(seen.filter(keep).map(v2Identity)),
+            sorted(v1.map((l) => identity(l as never))),
+            `feed of ${caller}`,
+          );
+        });
       }
       const key = fx.key(1014);
-      const { pollCursor } = await followAll(key, null);
+      // Caught up: everything stored so far has been seen (on PostgreSQL it may take a moment).
+      const { pollCursor } = await eventually(async () => {
+        const all = await followAll(key, null);
+        const v1 = assertLeads(await call(app, `${V1}getLeadsTimeRange?start=0`, key));
+        assert.equal(all.seen.length, v1.length);
+        return all;
+      });
       const lastPoll = Date.now();
       const res = await post(app, CREATE, key, {
         leadSource: 'BUSINESS_CARD_SCAN',
@@ -634,12 +642,15 @@ for (const engine of enginesUnderTest()) {
       const uploaded = (JSON.parse(res.body) as { data: V2Lead }).data;
       const window = assertLeads(await call(app, `${V1}getLeadsTimeRange?start=${lastPoll}`, key));
       assert.ok(!window.some((l) => l.id === uploaded.legacyLeadId), 'the time window misses it');
-      const next = await followAll(key, pollCursor);
-      assert.deepEqual(
-        next.seen.map((l) => l.leadId),
-        [uploaded.leadId],
-        'the feed has it, and only it',
-      );
+      const next = await eventually(async () => {
+        const got = await followAll(key, pollCursor);
+        assert.deepEqual(
+          got.seen.map((l) => l.leadId),
+          [uploaded.leadId],
+          'the feed has it, and only it',
+        );
+        return got;
+      });
       const idle = await feed(key, next.pollCursor);
       assert.deepEqual(idle.leads, []);
       assert.equal(idle.nextCursor, null);
