@@ -115,7 +115,11 @@ export class PostgresLeadStore implements LeadStore {
   async byUuid(scope: LeadScope, uuid: string): Promise<Lead | null> {
     const query = byUuidQuery(scope, uuid);
     if (query === null) return null;
-    const [row] = await rowsOf(this.reads(), query);
+    const reads = this.reads();
+    let [row] = await rowsOf(reads, query);
+    // A replica may not have replayed a lead created a moment ago: the id came from somewhere,
+    // so ask the primary before answering 404 (read-your-writes for get-by-id).
+    if (row === undefined && reads !== this.sql) [row] = await rowsOf(this.sql, query);
     return row === undefined ? null : toLead(row);
   }
 
