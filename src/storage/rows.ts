@@ -1,4 +1,5 @@
 import type { Lead, LeadKind, LeadSource } from '../domain/lead.js';
+import type { Api, UsageRow } from '../domain/usage.js';
 import type { ApiKey } from './store.js';
 
 /**
@@ -82,5 +83,32 @@ export function toApiKey(r: KeyRow): ApiKey {
     expiresAt: r.expires_at,
     revokedAt: r.revoked_at,
     legacyV1: r.legacy_v1 === 1 || r.legacy_v1 === true,
+  };
+}
+
+/** A usage ledger row as both engines store it (api_usage). */
+export interface UsageDbRow {
+  key_id: number;
+  api: Api;
+  operation: string;
+  day: string;
+  status: number;
+  count: number;
+  first_seen: number;
+  last_seen: number;
+  user_agent: string | null;
+}
+
+export function toUsageRow(r: UsageDbRow): UsageRow {
+  return {
+    keyId: r.key_id,
+    api: r.api,
+    operation: r.operation,
+    day: r.day,
+    status: r.status,
+    count: r.count,
+    firstSeen: r.first_seen,
+    lastSeen: r.last_seen,
+    userAgent: r.user_agent,
   };
 }

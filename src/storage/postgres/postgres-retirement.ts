@@ -1,6 +1,7 @@
 import type { Sql } from 'postgres';
 import type { Brownout } from '../../domain/retirement.js';
-import type { Api, UsageRow } from '../../domain/usage.js';
+import type { UsageRow } from '../../domain/usage.js';
+import { toUsageRow, type UsageDbRow } from '../rows.js';
 import type { NewBrownout, RetirementStore } from '../store.js';
 
 interface BrownoutRow {
@@ -77,28 +78,8 @@ export class PostgresRetirementStore implements RetirementStore {
 
   async usage(sinceDay: string | null): Promise<UsageRow[]> {
     const rows = await this.sql<
-      {
-        key_id: number;
-        api: Api;
-        operation: string;
-        day: string;
-        status: number;
-        count: number;
-        first_seen: number;
-        last_seen: number;
-        user_agent: string | null;
-      }[]
+      UsageDbRow[]
     >`SELECT * FROM api_usage WHERE day >= ${sinceDay ?? ''} ORDER BY key_id, api, operation, day, status`;
-    return rows.map((r) => ({
-      keyId: r.key_id,
-      api: r.api,
-      operation: r.operation,
-      day: r.day,
-      status: r.status,
-      count: r.count,
-      firstSeen: r.first_seen,
-      lastSeen: r.last_seen,
-      userAgent: r.user_agent,
-    }));
+    return rows.map(toUsageRow);
   }
 }

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Brownout } from '../../domain/retirement.js';
-import type { Api, UsageRow } from '../../domain/usage.js';
+import type { UsageRow } from '../../domain/usage.js';
+import { toUsageRow, type UsageDbRow } from '../rows.js';
 import type { NewBrownout, RetirementStore } from '../store.js';
 
 interface BrownoutRow {
@@ -18,18 +19,6 @@ const toBrownout = (r: BrownoutRow): Brownout => ({
   keyIds: r.key_ids === null ? null : (JSON.parse(r.key_ids) as number[]),
   createdAt: r.created_at,
 });
-
-interface UsageDbRow {
-  key_id: number;
-  api: Api;
-  operation: string;
-  day: string;
-  status: number;
-  count: number;
-  first_seen: number;
-  last_seen: number;
-  user_agent: string | null;
-}
 
 /** Brownout windows and the usage ledger in the embedded store. */
 export class SqliteRetirementStore implements RetirementStore {
@@ -89,16 +78,6 @@ export class SqliteRetirementStore implements RetirementStore {
   }
 
   async usage(sinceDay: string | null): Promise<UsageRow[]> {
-    return (this.stmts.usageSince.all(sinceDay ?? '') as UsageDbRow[]).map((r) => ({
-      keyId: r.key_id,
-      api: r.api,
-      operation: r.operation,
-      day: r.day,
-      status: r.status,
-      count: r.count,
-      firstSeen: r.first_seen,
-      lastSeen: r.last_seen,
-      userAgent: r.user_agent,
-    }));
+    return (this.stmts.usageSince.all(sinceDay ?? '') as UsageDbRow[]).map(toUsageRow);
   }
 }
