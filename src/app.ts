@@ -6,6 +6,7 @@ import { AppError } from './domain/errors.js';
 import type { RateLimiter } from './domain/rate-limit.js';
 import { UsageLedger } from './domain/usage.js';
 import { adminRoutes } from './http/admin.js';
+import { clientErrorHandler, throttleAuthFailures } from './http/client-limits.js';
 import { pageRoutes } from './http/pages.js';
 import { errorHandler, STORE_RETRY_AFTER_SECONDS, sendProblem } from './http/problem.js';
 import { countUsage } from './http/usage.js';
@@ -31,6 +32,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     bodyLimit: 64 * 1024,
     requestTimeout: 30_000,
+    // Slow clients (R2): the whole header block within 10 s, idle keep-alive sockets closed after 5 s.
+    keepAliveTimeout: 5_000,
+    clientErrorHandler: clientErrorHandler(config.publicUrl),
     // Lenient with old clients (v1-contract): `/getLastLead/` and `//getLastLead` are the same operation.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   }) as unknown as FastifyInstance;
@@ -65,6 +69,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(pageRoutes);
   // Registered on the root (not as an encapsulated plugin) so its hooks reach v1 404s too.
   const now = deps.now ?? Date.now;
+  app.server.headersTimeout = 10_000;
   countUsage(app, new UsageLedger(store.retirement), config.usageFlushMs, now);
   const api = {
     config,
@@ -74,6 +79,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     now,
   };
   await v1Routes(app, { ...api, brownouts: new BrownoutSchedule(() => store.retirement.brownouts()) });
+  // After v1's hook, so a throttled v1 answer still carries the deprecation signals (C6).
+  throttleAuthFailures(app, config.authFailureLimit, now);
   await v2Routes(app, api);
   await adminRoutes(app, api);
   return app;

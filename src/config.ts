@@ -24,6 +24,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** How often the usage ledger is written to the store; a crash loses at most this much. */
   usageFlushMs: number;
+  /** Failed authentications one client address may make per minute before it is refused. */
+  authFailureLimit: number;
 }
 
 export class ConfigError extends Error {
@@ -130,6 +132,7 @@ export function loadConfig(
     v1: { deprecatedAt, frozenAt, sunsetAt },
     shutdownGraceMs: int('LEADLINE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     usageFlushMs: int('LEADLINE_USAGE_FLUSH_MS', 5_000, 100, 3_600_000),
+    authFailureLimit: int('LEADLINE_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -46,6 +46,22 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string; descri
     title: 'Too many requests',
     description: 'The key used up its quota for the current window; retry after the Retry-After seconds.',
   },
+  'auth-throttled': {
+    status: 429,
+    title: 'Too many failed authentications',
+    description:
+      'Too many requests from this address failed authentication; it may try again after the Retry-After seconds.',
+  },
+  'request-timeout': {
+    status: 408,
+    title: 'Request timeout',
+    description: 'The request was not received in time.',
+  },
+  'request-header-fields-too-large': {
+    status: 431,
+    title: 'Request header fields too large',
+    description: 'The request headers are larger than the server accepts (16 KiB).',
+  },
   'v1-closed-to-new-integrations': {
     status: 403,
     title: 'v1 is closed to new integrations',
