@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
-import { auth, keyFor, load, makeStore, testConfig } from './helpers.js';
+import { keyFor, load, makeStore, testConfig } from './helpers.js';
 import { assertDeprecation } from './v1/http-assert.js';
 
 /** Issue 7 R2/R7: failed authentications throttled per address; parser-level errors as problems. */
