@@ -1,8 +1,17 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import type { EngineName } from '../engines.js';
-import { makeApp } from '../helpers.js';
-import { buildFixture, type Fixture, type LeadRec, type Model } from '../v1/fixtures.js';
+import type { StoreLocation } from '../../src/storage/open-store.js';
+import type { Store } from '../../src/storage/store.js';
+import { type EngineName, makeEngineStore } from '../engines.js';
+import { keyFor, load, makeApp } from '../helpers.js';
+import {
+  buildFixture,
+  type Fixture,
+  fixtureRecords,
+  type LeadRec,
+  type Model,
+  Model as ModelClass,
+} from '../v1/fixtures.js';
 
 /**
  * The reliability suite's own view of who may see what (docs/v2.md "Scopes and roles",
@@ -112,5 +121,33 @@ export async function buildWorld(engine: EngineName): Promise<World> {
       await app.close();
       await fx.cleanup();
     },
+  };
+}
+
+/** The v1 fixture on `engine` where a server process or the command can reach it, with a key per member. */
+export async function fixtureAt(engine: EngineName): Promise<{
+  location: StoreLocation;
+  store: Store;
+  model: Model;
+  key: (memberId: number) => string;
+  cleanup: () => Promise<void>;
+}> {
+  const made = await makeEngineStore(engine);
+  const records = fixtureRecords();
+  await load(made.store, records);
+  const model = new ModelClass(records);
+  const keys = new Map<number, string>();
+  for (const id of model.members.keys())
+    keys.set(id, await keyFor(made.store, { member: id, legacyV1: true }));
+  return {
+    location: made.location,
+    store: made.store,
+    model,
+    key: (id) => {
+      const k = keys.get(id);
+      assert.ok(k, `no key for member ${id}`);
+      return k;
+    },
+    cleanup: made.cleanup,
   };
 }
