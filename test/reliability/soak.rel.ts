@@ -1,0 +1,71 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { after, describe, test } from 'node:test';
+import { storeArgs } from '../cli/cli.js';
+import { enginesUnderTest } from '../engines.js';
+import { rssOf, startServerProcess, stopAll } from '../server-process.js';
+import { mixedRequests, startLoad } from './load.js';
+import { report } from './report.js';
+import { fixtureAt } from './world.js';
+
+/**
+ * R3: the maximum throughput of a server process under the mixed v1/v2 load (autocannon, a few
+ * seconds flat out), then a soak at 80% of it: 0 errors, and resident memory at the end within
+ * 10% of what it was after a warm-up.
+ */
+const MAX_SECONDS = Number(process.env.RELIABILITY_R3_MAX_SECONDS ?? 5);
+const SOAK_SECONDS = Number(process.env.RELIABILITY_R3_SECONDS ?? 30);
+const WARMUP_SECONDS = 5;
+const CONNECTIONS = 16;
+
+after(stopAll);
+
+for (const engine of enginesUnderTest()) {
+  describe(`R3 soak (${engine})`, () => {
+    test(`${SOAK_SECONDS} s at 80% of the measured maximum: 0 errors, RSS drift < 10%`, async () => {
+      const fx = await fixtureAt(engine);
+      try {
+        const server = await startServerProcess(storeArgs(fx.location), { LEADLINE_RATE_LIMIT: '100000000' });
+        const pid = server.child.pid as number;
+        const requests = mixedRequests(fx.key(1011), 101);
+        const flat = startLoad(server.url, requests, { connections: CONNECTIONS, duration: MAX_SECONDS });
+        const max = (await flat.done).requests.average;
+        const rate = Math.floor(max * 0.8);
+        const rss: number[] = [];
+        const sampler = setInterval(() => rss.push(rssOf(pid, (p) => readFileSync(p, 'utf8'))), 1000);
+        const soak = startLoad(server.url, requests, {
+          connections: CONNECTIONS,
+          duration: SOAK_SECONDS,
+          overallRate: rate,
+        });
+        const result = await soak.done;
+        clearInterval(sampler);
+        const warm = rss[WARMUP_SECONDS - 1] ?? rss[0] ?? 0;
+        const end = rss[rss.length - 1] ?? 0;
+        const drift = (end - warm) / warm;
+        const errors = result.errors + result.timeouts + result.non2xx;
+        report('R3', {
+          engine,
+          maxRps: max,
+          targetRps: rate,
+          soakSeconds: SOAK_SECONDS,
+          achievedRps: result.requests.average,
+          requests: result.requests.total,
+          p99ms: result.latency.p99,
+          errors,
+          byStatus: soak.tally.byStatus,
+          rssAfterWarmupMiB: +(warm / 2 ** 20).toFixed(1),
+          rssEndMiB: +(end / 2 ** 20).toFixed(1),
+          rssMaxMiB: +(Math.max(...rss) / 2 ** 20).toFixed(1),
+          driftPercent: +(drift * 100).toFixed(1),
+        });
+        assert.equal(errors, 0, JSON.stringify(soak.tally));
+        assert.ok(result.requests.average >= rate * 0.95, 'the soak ran at the target rate');
+        assert.ok(drift < 0.1, `RSS drift ${(drift * 100).toFixed(1)}%`);
+        assert.equal(await server.stop(), 0);
+      } finally {
+        await fx.cleanup();
+      }
+    });
+  });
+}
