@@ -65,6 +65,7 @@ export interface ProbeRecord {
   doneAt: number;
   status?: number;
   contentType?: string;
+  retryAfter?: string;
   error?: string;
 }
 
@@ -93,6 +94,8 @@ export function startProbe(
             res.on('end', () => {
               rec.status = res.statusCode ?? 0;
               rec.contentType = String(res.headers['content-type']);
+              if (res.headers['retry-after'] !== undefined)
+                rec.retryAfter = String(res.headers['retry-after']);
               resolve();
             });
             res.on('error', (err: Error & { code?: string }) => {

@@ -1,0 +1,97 @@
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
+import { keyFor, load } from '../helpers.js';
+import { startServerProcess, stopAll } from '../server-process.js';
+import { fixtureRecords } from '../v1/fixtures.js';
+import { mixedRequests, startLoad, startProbe } from './load.js';
+import { type PrivatePostgres, startPrivatePostgres } from './private-pg.js';
+import { report } from './report.js';
+
+/**
+ * R4: the PostgreSQL server is killed (SIGKILL to its postmaster) under load and started again.
+ * Meanwhile only 503 problem+json with Retry-After; back within 2 s of the database's return; the
+ * process never exits.
+ */
+const DOWN_MS = Number(process.env.RELIABILITY_R4_DOWN_MS ?? 4000);
+let pg: PrivatePostgres | undefined;
+after(async () => {
+  await stopAll();
+  pg?.destroy();
+});
+
+test('R4: PostgreSQL killed and restarted under load', async () => {
+  pg = await startPrivatePostgres();
+  const store = PostgresStore.open(pg.url);
+  await store.migrate();
+  await load(store, fixtureRecords());
+  const key = await keyFor(store, { member: 1011, legacyV1: true });
+  await store.close();
+  const server = await startServerProcess(['--database-url', pg.url], {
+    LEADLINE_RATE_LIMIT: '100000000',
+    LEADLINE_PG_CONNECT_TIMEOUT_SECONDS: '2',
+  });
+  const load_ = startLoad(server.url, mixedRequests(key, 101), { connections: 8, duration: 60 });
+  const probe = startProbe(server.url, '/api/pub/leads/getLastLeadTeam', key, 2);
+  await new Promise((r) => setTimeout(r, 2000));
+  const killedAt = Date.now();
+  pg.kill();
+  await new Promise((r) => setTimeout(r, DOWN_MS));
+  pg.start();
+  const backAt = Date.now();
+  // Recovery: the first 200 of a probe request sent after the database was back.
+  let recoveredAt = 0;
+  while (Date.now() - backAt < 15_000) {
+    const ok = probe.records.find((r) => r.sentAt >= backAt && r.status === 200);
+    if (ok !== undefined) {
+      recoveredAt = ok.doneAt;
+      break;
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await new Promise((r) => setTimeout(r, 1000));
+  load_.instance.stop();
+  await load_.done;
+  await probe.stop();
+  const alive = server.child.exitCode === null && server.child.signalCode === null;
+  const during = probe.records.filter((r) => r.doneAt >= killedAt && r.sentAt < backAt);
+  const tally: Record<string, number> = {};
+  for (const r of during) {
+    const k =
+      r.error ?? `${r.status}${r.status === 503 ? ` ${r.contentType} retry-after=${r.retryAfter}` : ''}`;
+    tally[k] = (tally[k] ?? 0) + 1;
+  }
+  const bad = during.filter(
+    (r) =>
+      r.error !== undefined ||
+      (r.status !== 200 &&
+        !(r.status === 503 && /problem\+json/.test(r.contentType ?? '') && r.retryAfter !== undefined)),
+  );
+  const loadBad = Object.entries(load_.tally.byStatus)
+    .filter(([s]) => s !== '200' && s !== '503')
+    .reduce((n, [, c]) => n + c, 0);
+  const exit = await server.stop();
+  report('R4', {
+    downMs: DOWN_MS,
+    probeDuringOutage: tally,
+    probeBad: bad.length,
+    autocannonByStatus: load_.tally.byStatus,
+    autocannonErrors: load_.tally.errors,
+    recoveryMsAfterDatabaseBack: recoveredAt === 0 ? null : recoveredAt - backAt,
+    aliveThroughout: alive,
+    exitCode: exit,
+  });
+  assert.ok(alive, 'the server process never exited');
+  assert.ok(
+    during.some((r) => r.status === 503),
+    'the outage was seen',
+  );
+  assert.equal(bad.length, 0, JSON.stringify(tally));
+  assert.equal(loadBad, 0, JSON.stringify(load_.tally.byStatus));
+  assert.deepEqual(load_.tally.errors, {});
+  assert.ok(
+    recoveredAt > 0 && recoveredAt - backAt <= 2000,
+    `recovered ${recoveredAt - backAt} ms after the database`,
+  );
+  assert.equal(exit, 0);
+});
