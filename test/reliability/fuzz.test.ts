@@ -1,0 +1,10 @@
+import { fuzzSuite } from './fuzz-suite.js';
+
+/** R2, the fast part (npm test, CI): 9,000 requests in process and 1,000 raw ones, 10,000 in all. */
+fuzzSuite({
+  inject: Number(process.env.RELIABILITY_R2_INJECT ?? 9_000),
+  socket: Number(process.env.RELIABILITY_R2_SOCKET ?? 1_000),
+  seed: Number(process.env.RELIABILITY_SEED ?? 11),
+  strict: false,
+  slow: false,
+});
