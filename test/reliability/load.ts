@@ -125,3 +125,59 @@ export function startProbe(
     },
   };
 }
+
+/**
+ * An open-loop probe: a new request every `everyMs` whatever happened to the earlier ones (on a
+ * keep-alive agent without a socket limit), so a hung request never delays the next measurement.
+ */
+export function startTicker(
+  url: string,
+  path: string,
+  key: string,
+  everyMs: number,
+): { records: ProbeRecord[]; stop: () => Promise<void> } {
+  const records: ProbeRecord[] = [];
+  const pending = new Set<Promise<void>>();
+  const agent = new Agent({ keepAlive: true });
+  const timer = setInterval(() => {
+    const rec: ProbeRecord = { sentAt: Date.now(), doneAt: 0 };
+    const p = new Promise<void>((resolve) => {
+      const req = request(
+        `${url}${path}`,
+        { agent, headers: { authorization: `Bearer ${key}` }, timeout: 30_000 },
+        (res) => {
+          res.resume();
+          res.on('end', () => {
+            rec.status = res.statusCode ?? 0;
+            rec.contentType = String(res.headers['content-type']);
+            if (res.headers['retry-after'] !== undefined) rec.retryAfter = String(res.headers['retry-after']);
+            resolve();
+          });
+          res.on('error', (err: Error & { code?: string }) => {
+            rec.error = err.code ?? err.message;
+            resolve();
+          });
+        },
+      );
+      req.on('timeout', () => req.destroy(new Error('timeout 30 s')));
+      req.on('error', (err: Error & { code?: string }) => {
+        rec.error = err.code ?? err.message;
+        resolve();
+      });
+      req.end();
+    }).then(() => {
+      rec.doneAt = Date.now();
+      records.push(rec);
+      pending.delete(p);
+    });
+    pending.add(p);
+  }, everyMs);
+  return {
+    records,
+    stop: async () => {
+      clearInterval(timer);
+      await Promise.all([...pending]);
+      agent.destroy();
+    },
+  };
+}
