@@ -34,6 +34,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestTimeout: 30_000,
     // Slow clients (R2): the whole header block within 10 s, idle keep-alive sockets closed after 5 s.
     keepAliveTimeout: 5_000,
+    // While draining (SIGTERM), a request that still arrives on an open keep-alive connection is
+    // served, with Connection: close, rather than refused with Fastify's bare 503 (R5).
+    return503OnClosing: false,
     clientErrorHandler: clientErrorHandler(config.publicUrl),
     // Lenient with old clients (v1-contract): `/getLastLead/` and `//getLastLead` are the same operation.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
