@@ -7,7 +7,7 @@ import { makeApp } from '../helpers.js';
 import { type ServerProcess, startServerProcess, stopAll } from '../server-process.js';
 import { newStats, runInjectFuzz } from './fuzz.js';
 import { type RawAnswer, rawCaseArbitrary, sendRaw } from './fuzz-socket.js';
-import { report } from './report.js';
+import { report, saveLogs } from './report.js';
 import { fixtureAt } from './world.js';
 
 /**
@@ -48,6 +48,7 @@ export function fuzzSuite(plan: FuzzPlan): void {
     port = Number(new URL(server.url).port);
   });
   after(async () => {
+    if (server !== undefined) saveLogs('R2', server.logs);
     await app?.close();
     await stopAll();
     await fx?.cleanup();

@@ -6,7 +6,7 @@ import { startServerProcess, stopAll } from '../server-process.js';
 import { fixtureRecords } from '../v1/fixtures.js';
 import { mixedRequests, startLoad, startTicker } from './load.js';
 import { type PrivatePostgres, startPrivatePostgres } from './private-pg.js';
-import { report } from './report.js';
+import { report, saveLogs } from './report.js';
 
 /**
  * R4: the PostgreSQL server is killed (SIGKILL to its postmaster) under load and started again.
@@ -89,6 +89,7 @@ test('R4: PostgreSQL killed and restarted under load', async () => {
     .filter((_r, i) => i % 5 === 0)
     .slice(0, 40)
     .map((r) => `${r.sentAt - backAt}..${r.doneAt - backAt}:${r.error ?? r.status}`);
+  saveLogs('R4', server.logs);
   report('R4', {
     downMs: DOWN_MS,
     probeDuringOutage: tally,

@@ -4,7 +4,7 @@ import { storeArgs } from '../cli/cli.js';
 import { enginesUnderTest } from '../engines.js';
 import { startServerProcess, stopAll } from '../server-process.js';
 import { mixedRequests, startLoad, startProbe } from './load.js';
-import { report } from './report.js';
+import { report, saveLogs } from './report.js';
 import { fixtureAt } from './world.js';
 
 /**
@@ -64,6 +64,7 @@ for (const engine of enginesUnderTest()) {
           if (entry.msg === 'request completed' && entry.reqId)
             completed.set(entry.reqId, entry.res?.statusCode ?? 0);
         }
+        saveLogs(`R5-${engine}`, server.logs);
         const unanswered = [...incoming].filter((id) => !completed.has(id)).length;
         const server5xx = [...completed.values()].filter((s) => s >= 500).length;
         const client5xx = Object.entries(load.tally.byStatus)

@@ -5,7 +5,7 @@ import { storeArgs } from '../cli/cli.js';
 import { enginesUnderTest } from '../engines.js';
 import { rssOf, startServerProcess, stopAll } from '../server-process.js';
 import { mixedRequests, startLoad } from './load.js';
-import { report } from './report.js';
+import { report, saveLogs } from './report.js';
 import { fixtureAt } from './world.js';
 
 /**
@@ -59,6 +59,7 @@ for (const engine of enginesUnderTest()) {
           rssMaxMiB: +(Math.max(...rss) / 2 ** 20).toFixed(1),
           driftPercent: +(drift * 100).toFixed(1),
         });
+        saveLogs(`R3-${engine}`, server.logs);
         assert.equal(errors, 0, JSON.stringify(soak.tally));
         assert.ok(result.requests.average >= rate * 0.95, 'the soak ran at the target rate');
         assert.ok(drift < 0.1, `RSS drift ${(drift * 100).toFixed(1)}%`);
