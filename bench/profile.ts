@@ -1,0 +1,108 @@
+/**
+ * Where a missed target's time goes: starts leadline under `node --cpu-prof` (pinned to CPU 0),
+ * drives one request with wrk (CPU 1) for a few seconds, stops the server, and prints the
+ * functions with the most self time and the project files' inclusive share.
+ *
+ *   node --import tsx bench/profile.ts --db data/bench.db getLastLead
+ *   node --import tsx bench/profile.ts --database-url postgres://… 'getLastLeadSubTeam?subTeamId=1'
+ *   node --import tsx bench/profile.ts --db data/bench.db search '{"filters":{"teamId":1}}'
+ *
+ * Needs member 1 in the store; a legacy-v1 key for it is created. Profiles go to $PROFILE_DIR
+ * (default $TMPDIR/leadline-profiles), deleted after the summary unless PROFILE_KEEP=1.
+ */
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createKey } from '../src/domain/keys.js';
+import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { BIN, freePort, startPinned, stop } from './lib.js';
+import { drive } from './load.js';
+
+interface Node {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  hitCount?: number;
+  children?: number[];
+}
+
+const [flag, where, op = 'getLastLead', body] = process.argv.slice(2);
+if ((flag !== '--db' && flag !== '--database-url') || where === undefined) {
+  console.error(
+    'usage: bench/profile.ts --db <file> | --database-url <url> <v1 operation[?query]> | search [body]',
+  );
+  process.exit(2);
+}
+const seconds = Number(process.env.PROFILE_SECONDS ?? 5);
+const dir = process.env.PROFILE_DIR ?? join(tmpdir(), 'leadline-profiles');
+const store = flag === '--db' ? SqliteStore.open(where) : PostgresStore.open(where);
+await store.migrate();
+const { key } = await createKey(store, { member: 1, legacyV1: true });
+await store.close();
+
+const name = `${op.replace(/\W+/g, '_')}-${Date.now()}.cpuprofile`;
+const port = await freePort();
+const server = await startPinned(
+  'leadline',
+  0,
+  [
+    '--cpu-prof',
+    `--cpu-prof-dir=${dir}`,
+    `--cpu-prof-name=${name}`,
+    BIN,
+    flag,
+    where,
+    'serve',
+    '--port',
+    String(port),
+  ],
+  { LOG_LEVEL: 'warn', LEADLINE_RATE_LIMIT: '1000000000' },
+  `http://127.0.0.1:${port}/healthz`,
+);
+const req =
+  op === 'search'
+    ? {
+        url: `${server.url}/api/pub/v2/leads/search`,
+        auth: `Bearer ${key}`,
+        method: 'POST' as const,
+        body: body ?? '{"filters":{"teamId":1}}',
+      }
+    : { url: `${server.url}/api/pub/leads/${op}`, auth: `Bearer ${key}` };
+const m = await drive(req, seconds, op.startsWith('getLeadsTimeRange') ? 1 : 10);
+await stop(server);
+console.log(`${op}: ${Math.round(m.rps)} req/s, p50 ${m.p50.toFixed(3)} ms, errors ${m.errors}`);
+
+const file = join(dir, readdirSync(dir).find((f) => f === name) ?? name);
+const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; samples: number[] };
+const byId = new Map(profile.nodes.map((n) => [n.id, n]));
+const parent = new Map<number, number>();
+for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+const total = profile.samples.length;
+const label = (n: Node) => {
+  const url = n.callFrame.url.replace(/^file:\/\//, '').replace(process.cwd(), '.');
+  return `${n.callFrame.functionName || '(anonymous)'} ${url}:${n.callFrame.lineNumber + 1}`;
+};
+const self = new Map<string, number>();
+const inclusive = new Map<string, number>();
+for (const id of profile.samples) {
+  const n = byId.get(id)!;
+  self.set(label(n), (self.get(label(n)) ?? 0) + 1);
+  // Inclusive per project source file (each file counted once per sample).
+  const seen = new Set<string>();
+  for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
+    const url = byId.get(cur)!.callFrame.url;
+    const m2 = /\/(src|dist)\/(.+?)\.(ts|js)$/.exec(url);
+    if (m2 !== null) seen.add(`${m2[2]}`);
+    const fn = byId.get(cur)!.callFrame.functionName;
+    if (/node_modules\/(fastify|pino|better-sqlite3|postgres)\//.exec(url))
+      seen.add(`[${/node_modules\/([^/]+)/.exec(url)![1]}]`);
+    if (fn === '(garbage collector)' || fn === '(idle)' || fn === '(program)') seen.add(fn);
+  }
+  for (const s of seen) inclusive.set(s, (inclusive.get(s) ?? 0) + 1);
+}
+const pct = (x: number) => `${((100 * x) / total).toFixed(1)}%`.padStart(6);
+console.log(`\n${total} samples; self time, top 25:`);
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${pct(v)}  ${k}`);
+console.log('\ninclusive, by project file / package, top 30:');
+for (const [k, v] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${pct(v)}  ${k}`);
+if (process.env.PROFILE_KEEP !== '1') rmSync(file, { force: true });
