@@ -68,7 +68,7 @@ export function authorizationArbitrary(validKey: string): fc.Arbitrary<string | 
     fc.constantFrom(
       'Bearer',
       'Bearer ',
-      'bearer ' + validKey,
+      `bearer ${validKey}`,
       'Basic dXNlcjpwYXNz',
       `Bearer ${validKey} extra`,
       `Bearer  ${validKey}`,
@@ -276,7 +276,7 @@ export function requestArbitrary(validKey: string): fc.Arbitrary<InjectOptions> 
         '/api/pub/v2/leads/%ZZ',
         '/api/pub/leads/%C0%AF',
         '//api//pub//leads//getLastLead//',
-        '/api/pub/v2/leads/' + 'f'.repeat(5000),
+        `/api/pub/v2/leads/${'f'.repeat(5000)}`,
       ),
     },
   );
