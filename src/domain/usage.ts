@@ -29,8 +29,18 @@ export interface UsageSink {
 
 export const USER_AGENT_MAX = 200;
 
+const DAY_MS = 86_400_000;
+let lastDay = Number.NaN;
+let lastDayText = '';
+
+/** The UTC day of `ms`; the last one is remembered, as every call of a day asks for the same. */
 export function utcDay(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 10);
+  const day = Math.floor(ms / DAY_MS);
+  if (day !== lastDay) {
+    lastDayText = new Date(day * DAY_MS).toISOString().slice(0, 10);
+    lastDay = day;
+  }
+  return lastDayText;
 }
 
 export class UsageLedger {

@@ -3,7 +3,13 @@ import type { Role } from '../../domain/directory.js';
 import { KEY_COLUMNS, type KeyRow, toApiKey } from '../rows.js';
 import type { ApiKey, KeyStore, NewApiKey, StoredKey } from '../store.js';
 
+/** Keys remembered by display prefix; dropped whenever the file may have changed (see `stamp`). */
+const CACHE_MAX = 10_000;
+
 export class SqliteKeyStore implements KeyStore {
+  private readonly stampStmt: Database.Statement;
+  private cache = new Map<string, StoredKey[]>();
+  private cachedAt = '';
   private readonly insertStmt: Database.Statement;
   private readonly byIdStmt: Database.Statement;
   private readonly listStmt: Database.Statement;
@@ -26,6 +32,14 @@ export class SqliteKeyStore implements KeyStore {
     this.legacyStmt = db.prepare('UPDATE api_keys SET legacy_v1 = ? WHERE id = ?');
     this.byDisplayStmt = db.prepare(`SELECT ${KEY_COLUMNS}, k.hash, m.role FROM api_keys k
       JOIN members m ON m.id = k.member_id WHERE k.display = ?`);
+    // data_version moves when another connection (another process) commits; total_changes when
+    // this one writes. Together: "the file may hold other keys, roles or grants than we read".
+    this.stampStmt = db.prepare('SELECT data_version, total_changes() FROM pragma_data_version').raw(true);
+  }
+
+  private stamp(): string {
+    const [version, changes] = this.stampStmt.get() as [number, number];
+    return `${version}:${changes}`;
   }
 
   async create(key: NewApiKey): Promise<ApiKey> {
@@ -56,8 +70,23 @@ export class SqliteKeyStore implements KeyStore {
     return this.legacyStmt.run(granted ? 1 : 0, id).changes === 1;
   }
 
+  /**
+   * Served from memory while nothing was written to the file since it was read — one cheap
+   * pragma per request instead of a join — so a revocation, grant or role change made by any
+   * process is still seen by the very next request.
+   */
   async findByDisplay(display: string): Promise<StoredKey[]> {
-    const rows = this.byDisplayStmt.all(display) as (KeyRow & { hash: Buffer; role: Role })[];
-    return rows.map((r) => ({ ...toApiKey(r), hash: r.hash, role: r.role }));
+    const stamp = this.stamp();
+    if (stamp !== this.cachedAt || this.cache.size >= CACHE_MAX) {
+      this.cache = new Map();
+      this.cachedAt = stamp;
+    }
+    let keys = this.cache.get(display);
+    if (keys === undefined) {
+      const rows = this.byDisplayStmt.all(display) as (KeyRow & { hash: Buffer; role: Role })[];
+      keys = rows.map((r) => ({ ...toApiKey(r), hash: r.hash, role: r.role }));
+      this.cache.set(display, keys);
+    }
+    return keys;
   }
 }
