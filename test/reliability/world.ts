@@ -96,11 +96,15 @@ export async function buildWorld(engine: EngineName): Promise<World> {
   const app = await makeApp(fx.store);
   const oracle = new Oracle(fx.model);
   const leadIds: { leadId: string; userId: number }[] = [];
+  // From each team admin's team search, not the change feed: on PostgreSQL the feed holds back
+  // leads while any older transaction on the server is open (docs/v2.md), other tests' included.
   for (const m of fx.model.members.values()) {
     if (m.role !== 'admin') continue;
     const res = await app.inject({
-      url: '/api/pub/v2/leads/changes?limit=1000',
-      headers: { authorization: `Bearer ${fx.key(m.id)}` },
+      method: 'POST',
+      url: '/api/pub/v2/leads/search',
+      headers: { authorization: `Bearer ${fx.key(m.id)}`, 'content-type': 'application/json' },
+      payload: JSON.stringify({ filters: { teamId: m.teamId }, limit: 1000 }),
     });
     assert.equal(res.statusCode, 200, res.body);
     const leads = (
