@@ -11,6 +11,7 @@ import { pageRoutes } from './http/pages.js';
 import { errorHandler, STORE_RETRY_AFTER_SECONDS, sendProblem } from './http/problem.js';
 import { countUsage } from './http/usage.js';
 import { BrownoutSchedule } from './http/v1/brownout-schedule.js';
+import { deprecationHeaders, V1_PREFIX } from './http/v1/deprecation.js';
 import { v1Routes } from './http/v1/routes.js';
 import { v2Routes } from './http/v2/routes.js';
 import type { Store } from './storage/store.js';
@@ -38,6 +39,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // served, with Connection: close, rather than refused with Fastify's bare 503 (R5).
     return503OnClosing: false,
     clientErrorHandler: clientErrorHandler(config.publicUrl),
+    // A URL Fastify cannot decode, or a path parameter over its length limit: answered before any
+    // hook runs, so the usual headers are set here; the URL is never quoted back (R2).
+    frameworkErrors: (err, request, reply) => {
+      reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
+      if (request.raw.url?.startsWith(V1_PREFIX)) reply.headers(deprecationHeaders(config));
+      if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        return sendProblem(reply, config.publicUrl, 'not-found', 'No resource at this path.');
+      }
+      return sendProblem(reply, config.publicUrl, 'invalid-request', 'The request path could not be read.');
+    },
     // Lenient with old clients (v1-contract): `/getLastLead/` and `//getLastLead` are the same operation.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   }) as unknown as FastifyInstance;
@@ -69,11 +80,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     }
   });
 
-  await app.register(pageRoutes);
-  // Registered on the root (not as an encapsulated plugin) so its hooks reach v1 404s too.
   const now = deps.now ?? Date.now;
-  app.server.headersTimeout = 10_000;
   countUsage(app, new UsageLedger(store.retirement), config.usageFlushMs, now);
+  await app.register(pageRoutes);
+  app.server.headersTimeout = 10_000;
   const api = {
     config,
     store,
@@ -81,6 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       deps.rateLimiter ?? store.createRateLimiter(config.rateLimit.limit, config.rateLimit.windowSeconds),
     now,
   };
+  // Registered on the root (not as an encapsulated plugin) so its hooks reach v1 404s too.
   await v1Routes(app, { ...api, brownouts: new BrownoutSchedule(() => store.retirement.brownouts()) });
   // After v1's hook, so a throttled v1 answer still carries the deprecation signals (C6).
   throttleAuthFailures(app, config.authFailureLimit, now);

@@ -44,6 +44,18 @@ describe('client limits', () => {
     for (let i = 0; i < 10; i++) assert.equal((await from('10.0.0.3', `Bearer ${key}`)).statusCode, 200);
   });
 
+  it('a URL Fastify cannot decode is 400, a 5,000-character id 404: problem+json, the URL not echoed', async () => {
+    const bad = await app.inject({ url: '/api/pub/leads/%C0%AF?api_key=llk_secret' });
+    assert.equal(bad.statusCode, 400);
+    assert.match(String(bad.headers['content-type']), /^application\/problem\+json/);
+    assert.equal(bad.headers['x-content-type-options'], 'nosniff');
+    assertDeprecation(bad);
+    assert.doesNotMatch(bad.body, /llk_secret|%C0/);
+    const long = await app.inject({ url: `/api/pub/v2/leads/${'a'.repeat(5000)}` });
+    assert.equal(long.statusCode, 404);
+    assert.equal(JSON.parse(long.body).type, 'http://localhost:3000/problems/not-found');
+  });
+
   describe('on a socket', () => {
     let port = 0;
     before(async () => {

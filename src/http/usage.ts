@@ -31,7 +31,8 @@ export function countUsage(
   app.decorateRequest('usage', null);
   app.addHook('onResponse', async (request, reply) => {
     const u = request.usage;
-    if (u === null) return;
+    // undefined on requests Fastify answers before decorating them (framework errors).
+    if (u === null || u === undefined) return;
     const agent = request.headers['user-agent'];
     ledger.count(
       u.keyId,
