@@ -337,6 +337,14 @@ export interface FuzzStats {
   notProblemJson: number;
   /** The not-problem+json answers by status and the `code` member of their body. */
   notProblemJsonKinds: Record<string, number>;
+  /** Answers without `X-Content-Type-Options: nosniff`. */
+  missingNosniff: number;
+  /** Those by status and body `code` (or, without a body, content type). */
+  missingNosniffKinds: Record<string, number>;
+  /** Answers with any `Access-Control-*` header: CORS is off by default. */
+  corsHeaders: number;
+  /** 2xx answers under /api/ that a shared cache could keep (neither `no-store` nor `private`). */
+  cacheablePersonal: number;
   examples: string[];
 }
 
@@ -352,6 +360,28 @@ export function checkAnswer(
     if (stats.examples.length < 20)
       stats.examples.push(`${s}: ${what.slice(0, 300)} → ${res.body.slice(0, 300)}`);
   };
+  if (res.headers['x-content-type-options'] !== 'nosniff') {
+    stats.missingNosniff++;
+    let code = `ct:${res.headers['content-type']}`;
+    try {
+      code = String((JSON.parse(res.body) as { code?: unknown }).code);
+    } catch {}
+    const kind = `${res.statusCode} ${code}`;
+    stats.missingNosniffKinds[kind] = (stats.missingNosniffKinds[kind] ?? 0) + 1;
+    note(`no nosniff (${res.statusCode})`);
+  }
+  if (Object.keys(res.headers).some((h) => h.startsWith('access-control-'))) {
+    stats.corsHeaders++;
+    note('CORS header');
+  }
+  if (
+    res.statusCode < 300 &&
+    what.includes(' /api/') &&
+    !/no-store|private/.test(String(res.headers['cache-control']))
+  ) {
+    stats.cacheablePersonal++;
+    note(`cacheable (${res.headers['cache-control']})`);
+  }
   if (res.statusCode >= 500) {
     stats.serverErrors++;
     note(`${res.statusCode}`);
@@ -388,6 +418,10 @@ export function newStats(): FuzzStats {
     serverErrors: 0,
     notProblemJson: 0,
     notProblemJsonKinds: {},
+    missingNosniff: 0,
+    missingNosniffKinds: {},
+    corsHeaders: 0,
+    cacheablePersonal: 0,
     examples: [],
   };
 }
