@@ -14,6 +14,7 @@
  * BENCH_PROFILE=1 (servers run with --cpu-prof into BENCH_PROFILE_DIR, default $TMPDIR/leadline-profiles), BENCH_LOADGEN=autocannon,
  * LEADLINE_TEST_DATABASE_URL (PostgreSQL, default postgres://postgres@127.0.0.1:5432/test).
  */
+import { execSync } from 'node:child_process';
 import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -358,8 +359,15 @@ function loadJob(name: string, req: Req, connections: number): Job {
   };
 }
 
+const git = (args: string) => execSync(`git ${args}`, { encoding: 'utf8' }).trim();
+/** The code measured: HEAD when the run starts, and whether src/ differed from it. */
+const START_COMMIT = git('rev-parse --short HEAD');
+const START_DIRTY = git('status --porcelain -- src') !== '';
+
 async function main(): Promise<string> {
   const t0 = Date.now();
+  // The servers run dist/ (bin/leadline.js): compile it from the src/ measured.
+  if (!SMOKE) execSync('npm run build', { stdio: 'ignore' });
   log(
     `sizes ${SIZES.join(', ')}; engines ${ENGINES.join(', ')}; ${ROUNDS} rounds of ${SECONDS} s; ${LOADGEN}`,
   );
@@ -613,8 +621,15 @@ function report(served: Served[], bounds: { end: number; count: number }, second
   if (missing.length > 0)
     throw new Error(`scenarios without a number: ${missing.map((r) => `${r.id} ${r.what}`).join('; ')}`);
   const cmd = SMOKE ? 'npm run bench:smoke' : `npm run bench${env.BENCH_10M === '1' ? ' (BENCH_10M=1)' : ''}`;
+  const endCommit = git('rev-parse --short HEAD');
+  const code =
+    `Code measured: commit ${START_COMMIT}${START_DIRTY ? ' with uncommitted changes in src/' : ''}, compiled at the start of the run` +
+    (endCommit === START_COMMIT
+      ? '.'
+      : `; HEAD moved to ${endCommit} during the run (servers started later may run newer dist/).`);
   return [
     `Machine: ${machine()}.`,
+    code,
     `Command: \`${cmd}\` — sizes ${SIZES.join(', ')} leads (one team of ${MEMBERS} members), engines ${ENGINES.join(', ')}, ${ROUNDS} alternated rounds, ${SECONDS} s per load, load generator ${LOADGEN} on CPU 1, servers pinned to CPU 0; P3 range ${bounds.count} leads; P5 ${IMPORT_LEADS} leads; ${seconds} s in all.`,
     '',
     '## Targets',
@@ -638,7 +653,7 @@ try {
     const results = [
       '# Benchmark results (issue 6)',
       '',
-      'Written by `npm run bench`; every figure below is from the one run described here.',
+      'Written by `npm run bench`: the two tables are from the one run described here; the sections after them (bench/misses.md, written by hand) cite profiles, experiments and an earlier run, each labelled.',
       '',
       text,
       misses,
