@@ -5,6 +5,6 @@ fuzzSuite({
   inject: Number(process.env.RELIABILITY_R2_INJECT ?? 9_000),
   socket: Number(process.env.RELIABILITY_R2_SOCKET ?? 1_000),
   seed: Number(process.env.RELIABILITY_SEED ?? 11),
-  strict: false,
+  strict: true,
   slow: false,
 });
