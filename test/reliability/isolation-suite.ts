@@ -9,14 +9,15 @@ import { buildWorld, type World } from './world.js';
 export function isolationSuite(n: number, seed: number): void {
   for (const engine of enginesUnderTest()) {
     describe(`R1 isolation: ${n} generated requests (${engine}, seed ${seed})`, () => {
-      let w: World;
+      let w: World | undefined;
       before(async () => {
         w = await buildWorld(engine);
       });
       after(async () => {
-        await w.cleanup();
+        await w?.cleanup();
       });
       test("no lead outside the caller's scope, no coordinates without consent, no 5xx", async () => {
+        assert.ok(w, 'the world was built');
         const started = Date.now();
         const stats = await runIsolation(w, n, seed);
         report('R1', { engine, seed, ms: Date.now() - started, ...stats });

@@ -94,6 +94,17 @@ export interface World {
 export async function buildWorld(engine: EngineName): Promise<World> {
   const fx = await buildFixture(engine);
   const app = await makeApp(fx.store);
+  try {
+    return await worldOn(fx, app);
+  } catch (err) {
+    // A half-built world must not keep the process alive with open connections.
+    await app.close();
+    await fx.cleanup();
+    throw err;
+  }
+}
+
+async function worldOn(fx: Fixture, app: FastifyInstance): Promise<World> {
   const oracle = new Oracle(fx.model);
   const leadIds: { leadId: string; userId: number }[] = [];
   // From each team admin's team search, not the change feed: on PostgreSQL the feed holds back
