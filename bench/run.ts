@@ -653,7 +653,7 @@ try {
     const results = [
       '# Benchmark results (issue 6)',
       '',
-      'Written by `npm run bench`: the two tables are from the one run described here; the sections after them (bench/misses.md, written by hand) cite profiles, experiments and an earlier run, each labelled.',
+      'Written by `npm run bench`: the two tables are from the one run described here; the sections after them (bench/misses.md, written by hand) cite profiles, experiments and earlier runs, each labelled.',
       '',
       text,
       misses,
