@@ -136,16 +136,6 @@ export const CreateBody = Type.Object(
 );
 export type CreateBody = Static<typeof CreateBody>;
 
-export const ChangesQuery = Type.Object(
-  {
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
-    limit: Type.Optional(
-      Type.String({ pattern: '^[0-9]{1,4}$', description: 'Page size 1–1000, default 100.' }),
-    ),
-  },
-  { additionalProperties: true, description: 'Other query parameters are ignored.' },
-);
-
 const Nullable = Type.Union([Type.String(), Type.Null()]);
 
 export const V2Lead = Type.Object(
