@@ -38,6 +38,15 @@ const row = (
   };
 };
 
+/** Every v1 operation, none called: how a key without v1 calls in the window reports them. */
+const NO_V1_CALLS = {
+  getLastLead: 0,
+  getLastLeadTeam: 0,
+  getLastLeadSubTeam: 0,
+  getLeadsTimeRange: 0,
+  getLeadsTimeRangeForTeam: 0,
+};
+
 describe('v1 report', () => {
   const usage = [
     row(1, 'v1', 'getLastLead', '2026-11-21', 5, 'zapier/2'),
@@ -73,13 +82,7 @@ describe('v1 report', () => {
         memberId: 20,
         status: 'migrated',
         v1Calls: 0,
-        v1ByOperation: {
-          getLastLead: 0,
-          getLastLeadTeam: 0,
-          getLastLeadSubTeam: 0,
-          getLeadsTimeRange: 0,
-          getLeadsTimeRangeForTeam: 0,
-        },
+        v1ByOperation: NO_V1_CALLS,
         v1LastSeen: new Date(Date.parse('2026-09-01T08:00:00Z') + 9).toISOString(),
         userAgent: 'sheets/7',
         v2Calls: 4,
@@ -89,13 +92,7 @@ describe('v1 report', () => {
         memberId: 30,
         status: 'v2-only',
         v1Calls: 0,
-        v1ByOperation: {
-          getLastLead: 0,
-          getLastLeadTeam: 0,
-          getLastLeadSubTeam: 0,
-          getLeadsTimeRange: 0,
-          getLeadsTimeRangeForTeam: 0,
-        },
+        v1ByOperation: NO_V1_CALLS,
         v1LastSeen: null,
         userAgent: null,
         v2Calls: 1,
@@ -105,13 +102,7 @@ describe('v1 report', () => {
         memberId: 40,
         status: 'unused',
         v1Calls: 0,
-        v1ByOperation: {
-          getLastLead: 0,
-          getLastLeadTeam: 0,
-          getLastLeadSubTeam: 0,
-          getLeadsTimeRange: 0,
-          getLeadsTimeRangeForTeam: 0,
-        },
+        v1ByOperation: NO_V1_CALLS,
         v1LastSeen: null,
         userAgent: null,
         v2Calls: 0,
