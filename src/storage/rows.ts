@@ -112,3 +112,12 @@ export function toUsageRow(r: UsageDbRow): UsageRow {
     userAgent: r.user_agent,
   };
 }
+
+/**
+ * How many of a team's newest leads the subteam's last lead is first looked for in. A subteam
+ * holding a share p of the team's activity is found there unless (1 - p)^64 — rare for any
+ * subteam large enough for the per-member plan to be slow; a small or quiet one falls through
+ * to that plan, which is cheap for few members. Either way no query walks more than this many
+ * of the team's leads.
+ */
+export const SUBTEAM_WINDOW = 64;

@@ -74,7 +74,24 @@ describe('SQLite query plans', () => {
     assert.ok(plan(V2_QUERIES.byUuid).some((d) => /SEARCH l USING INDEX \w+ \(uuid=\?\)/.test(d)));
   });
 
-  test('lastOfSubteam walks the subteam, one seek per member', () => {
+  test('recentOfSubteam walks the team newest first from the window bound, one key look-up per lead', () => {
+    const steps = plan(LEAD_QUERIES.recentOfSubteam);
+    assert.ok(
+      steps.some((d) => /SEARCH l USING INDEX leads_team_epoch \(team_id=\? AND epoch>\?\)/.test(d)),
+      steps.join(' | '),
+    );
+    assert.ok(
+      steps.some((d) =>
+        /SEARCH sm .*USING PRIMARY KEY \(team_id=\? AND subteam_id=\? AND member_id=\?\)/.test(d),
+      ),
+      steps.join(' | '),
+    );
+    assert.ok(
+      plan(LEAD_QUERIES.recentWindow).some((d) => /SEARCH l USING COVERING INDEX leads_team_epoch/.test(d)),
+    );
+  });
+
+  test('lastOfSubteam (when the window holds none) walks the subteam, one seek per member', () => {
     const steps = plan(LEAD_QUERIES.lastOfSubteam);
     assert.ok(
       steps.some((d) => /SEARCH sm USING (PRIMARY KEY|INDEX \w+) \(\w+=\? AND \w+=\?\)/.test(d)),

@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { hashKey } from '../../src/domain/api-key.js';
 import type { Lead } from '../../src/domain/lead.js';
 import { leadText } from '../../src/domain/lead-text.js';
+import { SUBTEAM_WINDOW } from '../../src/storage/rows.js';
 import type { EpochRange, RangeScope, Store } from '../../src/storage/store.js';
 import { enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load } from '../helpers.js';
@@ -199,6 +200,43 @@ for (const engine of enginesUnderTest()) {
       const again = await store.migrate();
       assert.deepEqual(again.applied, []);
       assert.equal(again.from, again.to);
+    });
+  });
+  describe(`a subteam's last lead, past the window of recent team leads (${engine})`, () => {
+    // Team 3: 31 and 34 are members of subteam 7, 33 only its admin; 32 is outside it and has
+    // SUBTEAM_WINDOW + 5 newer leads, so the subteam's last lead is not among the team's newest.
+    let store: Store;
+    let cleanup: () => Promise<void>;
+    const team3 = [
+      { type: 'team', id: 3, name: 'Three' },
+      ...[31, 32, 33, 34].map((id) => ({
+        type: 'member',
+        id,
+        teamId: 3,
+        email: `m${id}@three.test`,
+        pid: `p${id}`,
+      })),
+      { type: 'subteam', id: 7, teamId: 3, name: 'Seven', members: [31, 34], admins: [33] },
+      { type: 'subteam', id: 8, teamId: 3, name: 'Quiet', members: [34], admins: [] },
+    ];
+    before(async () => {
+      ({ store, cleanup } = await makeEngineStore(engine));
+      const busy = Array.from({ length: SUBTEAM_WINDOW + 5 }, (_, i) => lead(32, `busy${i}`, 1000 + i));
+      await load(store, [...people, ...team3, lead(31, 'old', 10), lead(31, 'older', 5), ...busy]);
+      await load(store, [lead(33, 'admin-only', 5000)]); // newest of all, but 33 is no member
+    });
+    after(() => cleanup());
+
+    test('found by the per-member seeks when the window holds none of its leads', async () => {
+      assert.equal((await store.leads.lastOfSubteam(3, 7))?.id, 'old');
+      assert.equal(await store.leads.lastOfSubteam(3, 8), null, 'a subteam whose members have no lead');
+      assert.equal(await store.leads.lastOfSubteam(1, 7), null, "another team's subteam");
+    });
+
+    test('found in the window once one of its members has a recent lead; ties: stored last', async () => {
+      await load(store, [lead(34, 'recent', 1010), lead(31, 'tie-first', 1020), lead(34, 'tie-last', 1020)]);
+      assert.equal((await store.leads.lastOfSubteam(3, 7))?.id, 'tie-last');
+      assert.equal((await store.leads.lastOfSubteam(3, 8))?.id, 'tie-last');
     });
   });
 }

@@ -1,7 +1,7 @@
 import type { Sql, TransactionSql } from 'postgres';
 import type { Lead } from '../../domain/lead.js';
 import { uuid7 } from '../../domain/uuid7.js';
-import { LEAD_COLUMNS, type LeadRow, NO_END, toLead } from '../rows.js';
+import { LEAD_COLUMNS, type LeadRow, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
 import type {
   ChangesPage,
   CreateResult,
@@ -34,13 +34,25 @@ export const PG_LEAD_QUERIES = {
     WHERE l.team_id = $1 AND l.member_id = $2 ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   lastOfTeam: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
     WHERE l.team_id = $1 ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
-  // One index seek per current member of the subteam (LATERAL), never a walk over the team's leads.
-  lastOfSubteam: `SELECT ${LEAD_COLUMNS} FROM subteam_members sm
+  // A subteam's last lead: the first lead of a current member among the team's SUBTEAM_WINDOW
+  // newest (a walk down leads_team_epoch that stops at the first match); when that window holds
+  // none, one index seek per current member (LATERAL). Either arm, when it returns a lead,
+  // returns the subteam's last, so whichever answers first is right; Append runs the second
+  // only when the first is empty.
+  lastOfSubteam: `(SELECT ${LEAD_COLUMNS} FROM (SELECT seq, member_id, epoch FROM leads
+      WHERE team_id = $1 ORDER BY epoch DESC, seq DESC LIMIT ${SUBTEAM_WINDOW}) w
+    JOIN leads l ON l.seq = w.seq JOIN members m ON m.id = l.member_id
+    WHERE EXISTS (SELECT 1 FROM subteam_members sm WHERE sm.team_id = $1 AND sm.subteam_id = $2
+      AND sm.member_id = w.member_id AND sm.is_member)
+    ORDER BY w.epoch DESC, w.seq DESC LIMIT 1)
+  UNION ALL
+  (SELECT ${LEAD_COLUMNS} FROM subteam_members sm
     CROSS JOIN LATERAL (SELECT * FROM leads l2 WHERE l2.team_id = sm.team_id AND l2.member_id = sm.member_id
       ORDER BY l2.epoch DESC, l2.seq DESC LIMIT 1) l
     JOIN members m ON m.id = l.member_id
     WHERE sm.team_id = $1 AND sm.subteam_id = $2 AND sm.is_member
-    ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+    ORDER BY l.epoch DESC, l.seq DESC LIMIT 1)
+  LIMIT 1`,
   memberRange: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
     WHERE l.team_id = $1 AND l.member_id = $2 AND (l.epoch, l.seq) > ($3, $4) AND l.epoch < $5
     ORDER BY l.epoch, l.seq LIMIT $6`,

@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import type { Lead } from '../../domain/lead.js';
-import { LEAD_COLUMNS, type LeadRow, NO_END, toLead } from '../rows.js';
+import { LEAD_COLUMNS, type LeadRow, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
 import type {
   ChangesPage,
   CreateResult,
@@ -30,7 +30,16 @@ export const LEAD_QUERIES = {
     WHERE l.team_id = ? AND l.member_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   lastOfTeam: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
     WHERE l.team_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
-  // One index seek per current member of the subteam, never a walk over the team's leads.
+  // A subteam's last lead, in two plans (see lastOfSubteam). First the team's newest leads, newest
+  // first, down to `recentWindow`'s bound, stopping at the first whose member is in the subteam:
+  recentOfSubteam: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+    WHERE l.team_id = ? AND (l.epoch, l.seq) >= (?, ?) AND EXISTS (SELECT 1 FROM subteam_members sm
+      WHERE sm.team_id = l.team_id AND sm.subteam_id = ? AND sm.member_id = l.member_id AND sm.is_member = 1)
+    ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+  // ... the bound: the (epoch, seq) of the team's SUBTEAM_WINDOW-th newest lead, none if it has fewer;
+  recentWindow: `SELECT l.epoch, l.seq FROM leads l WHERE l.team_id = ?
+    ORDER BY l.epoch DESC, l.seq DESC LIMIT 1 OFFSET ${SUBTEAM_WINDOW - 1}`,
+  // ... then, when none of those is the subteam's, one index seek per current member of it.
   lastOfSubteam: `SELECT ${LEAD_COLUMNS} FROM subteam_members sm
     JOIN leads l ON l.seq = (
       SELECT l2.seq FROM leads l2 WHERE l2.team_id = sm.team_id AND l2.member_id = sm.member_id
@@ -51,6 +60,8 @@ export class SqliteLeadStore implements LeadStore {
   private readonly lastOfMemberStmt: Database.Statement;
   private readonly lastOfTeamStmt: Database.Statement;
   private readonly lastOfSubteamStmt: Database.Statement;
+  private readonly recentOfSubteamStmt: Database.Statement;
+  private readonly recentWindowStmt: Database.Statement;
   private readonly memberRangeStmt: Database.Statement;
   private readonly teamRangeStmt: Database.Statement;
   private readonly statements: StatementCache;
@@ -63,6 +74,8 @@ export class SqliteLeadStore implements LeadStore {
     this.lastOfMemberStmt = db.prepare(LEAD_QUERIES.lastOfMember).raw(true);
     this.lastOfTeamStmt = db.prepare(LEAD_QUERIES.lastOfTeam).raw(true);
     this.lastOfSubteamStmt = db.prepare(LEAD_QUERIES.lastOfSubteam).raw(true);
+    this.recentOfSubteamStmt = db.prepare(LEAD_QUERIES.recentOfSubteam).raw(true);
+    this.recentWindowStmt = db.prepare(LEAD_QUERIES.recentWindow).raw(true);
     this.memberRangeStmt = db.prepare(LEAD_QUERIES.memberRange).raw(true);
     this.teamRangeStmt = db.prepare(LEAD_QUERIES.teamRange).raw(true);
   }
@@ -77,7 +90,22 @@ export class SqliteLeadStore implements LeadStore {
     return row === undefined ? null : toLead(row);
   }
 
+  /**
+   * The newest lead among the team's SUBTEAM_WINDOW newest that belongs to a current member of
+   * the subteam is its last lead (the window is a prefix of the team's leads, newest first).
+   * Only when the window holds none, and the team has more leads than it, are the members'
+   * last leads compared, one seek each.
+   */
   async lastOfSubteam(teamId: number, subteamId: number): Promise<Lead | null> {
+    const bound = this.recentWindowStmt.get(teamId) as [number, number] | undefined;
+    const recent = this.recentOfSubteamStmt.get(
+      teamId,
+      bound?.[0] ?? Number.MIN_SAFE_INTEGER,
+      bound?.[1] ?? 0,
+      subteamId,
+    ) as LeadRow | undefined;
+    if (recent !== undefined) return toLead(recent);
+    if (bound === undefined) return null; // the window held every lead of the team
     const row = this.lastOfSubteamStmt.get(teamId, subteamId) as LeadRow | undefined;
     return row === undefined ? null : toLead(row);
   }
