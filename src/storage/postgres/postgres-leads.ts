@@ -1,3 +1,4 @@
+import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Sql, TransactionSql } from 'postgres';
 import type { Lead } from '../../domain/lead.js';
 import { uuid7 } from '../../domain/uuid7.js';
@@ -24,6 +25,9 @@ import {
   searchQuery,
 } from './postgres-search.js';
 import { hasEmail, searchText } from './postgres-text.js';
+
+/** Leads per PostgreSQL range query: ten v1 batches a round trip. */
+export const RANGE_PAGE = 1000;
 
 /** An Idempotency-Key is remembered this long; an older claim counts as absent. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
@@ -87,30 +91,47 @@ export class PostgresLeadStore implements LeadStore {
     return this.one(PG_LEAD_QUERIES.lastOfSubteam, [teamId, subteamId]);
   }
 
-  /** Keyset batches, each its own short query: no cursor or connection held between them. */
+  /**
+   * Keyset pages of RANGE_PAGE leads, each its own short query (no cursor or connection held
+   * while the client reads), handed out in batches of `batchSize`. The next page is asked for
+   * before the current one is handed out, so the round trip overlaps the sending.
+   */
   async *range(scope: RangeScope, range: EpochRange, batchSize: number): AsyncIterable<Lead[]> {
     const end = range.end ?? NO_END;
-    let afterEpoch = range.start;
-    let afterSeq = 0;
-    for (;;) {
+    const pageSize = Math.max(batchSize, RANGE_PAGE);
+    const page = (afterEpoch: number, afterSeq: number): Promise<LeadRow[]> => {
       const sql = this.reads();
-      const rows = (await (scope.memberId === undefined
-        ? sql.unsafe(PG_LEAD_QUERIES.teamRange, [scope.teamId, afterEpoch, afterSeq, end, batchSize], {
-            prepare: true,
-          })
-        : sql.unsafe(
-            PG_LEAD_QUERIES.memberRange,
-            [scope.teamId, scope.memberId, afterEpoch, afterSeq, end, batchSize],
-            { prepare: true },
-          )
-      ).values()) as unknown as LeadRow[];
-      if (rows.length === 0) return;
-      const batch = rows.map(toLead);
-      const last = batch[batch.length - 1]!;
-      afterEpoch = last.epoch;
-      afterSeq = last.seq;
-      yield batch;
-      if (rows.length < batchSize) return;
+      const query =
+        scope.memberId === undefined
+          ? sql.unsafe(PG_LEAD_QUERIES.teamRange, [scope.teamId, afterEpoch, afterSeq, end, pageSize], {
+              prepare: true,
+            })
+          : sql.unsafe(
+              PG_LEAD_QUERIES.memberRange,
+              [scope.teamId, scope.memberId, afterEpoch, afterSeq, end, pageSize],
+              { prepare: true },
+            );
+      return query.values() as unknown as Promise<LeadRow[]>;
+    };
+    let pending: Promise<LeadRow[]> | null = page(range.start, 0); // seq starts at 1
+    try {
+      while (pending !== null) {
+        const rows = await pending;
+        pending = null;
+        if (rows.length === 0) return;
+        const leads = rows.map(toLead);
+        if (rows.length === pageSize) {
+          const last = leads[leads.length - 1]!;
+          pending = page(last.epoch, last.seq);
+        }
+        for (let i = 0; i < leads.length; i += batchSize) {
+          if (i > 0) await yieldToEventLoop(); // other requests get a turn between batches
+          yield leads.slice(i, i + batchSize);
+        }
+      }
+    } finally {
+      // A client that went away mid-answer leaves a page in flight: let it settle unobserved.
+      pending?.catch(() => {});
     }
   }
 
