@@ -391,6 +391,27 @@ async function main(): Promise<string> {
     `http://127.0.0.1:${barePort}/`,
   );
   started.push(bareServer);
+  // P1's second reference: node:http doing getLastLead's own work on the largest SQLite store.
+  const sameWorkStore = served.find((s) => s.engine === 'sqlite' && s.size === LARGEST);
+  let sameWork: Req | null = null;
+  if (sameWorkStore !== undefined) {
+    const port = await freePort();
+    const server = await startPinned(
+      'node:http same work',
+      0,
+      [
+        '--import',
+        'tsx',
+        fileURLToPath(new URL('./reference-same-work.ts', import.meta.url)),
+        String(port),
+        sameWorkStore.where,
+      ],
+      {},
+      `http://127.0.0.1:${port}/healthz`,
+    );
+    started.push(server);
+    sameWork = { url: `${server.url}/api/pub/leads/getLastLead`, auth: `Bearer ${sameWorkStore.key}` };
+  }
   const smallest = served.find((s) => s.size === SMALLEST)!;
   const js = await jsonServer(smallest);
 
@@ -400,6 +421,7 @@ async function main(): Promise<string> {
 
   const jobs: Job[] = [
     loadJob('bare', { url: `${bareServer.url}/` }, 10),
+    ...(sameWork === null ? [] : [loadJob('samework', sameWork, 10)]),
     loadJob(
       `json-server.${SMALLEST}`,
       { url: `${js.url}/leads?userId=1&_sort=epoch&_order=desc&_limit=1` },
@@ -444,11 +466,15 @@ async function main(): Promise<string> {
   }
 
   // Warm every server's JIT before the measured rounds.
-  for (const j of jobs.filter((j) => j.name.startsWith('last.c10') || j.name === 'bare')) {
+  for (const j of jobs.filter(
+    (j) => j.name.startsWith('last.c10') || j.name === 'bare' || j.name === 'samework',
+  )) {
     await drive(
       j.name === 'bare'
         ? { url: `${bareServer.url}/` }
-        : v1(served.find((s) => j.name.endsWith(`${s.engine}.${s.size}`))!, 'getLastLead'),
+        : j.name === 'samework' && sameWork !== null
+          ? sameWork
+          : v1(served.find((s) => j.name.endsWith(`${s.engine}.${s.size}`))!, 'getLastLead'),
       1,
       10,
     );
@@ -500,6 +526,15 @@ export function rows(served: Served[]): Row[] {
       sense: 'ge',
       detail: `${int(med(`last.c10.${tb}.rps`))} vs ${int(bare)} req/s, 10 connections`,
     });
+    if (engine === 'sqlite')
+      out.push({
+        id: 'P1 (same work, no target)',
+        what: `getLastLead throughput ÷ node:http doing only getLastLead's work (key check, the query, the v1 body), ${sizeName(big)} leads, SQLite`,
+        measured: med(`last.c10.${tb}.rps`) / med('samework.rps'),
+        target: Number.NaN,
+        sense: 'ge',
+        detail: `${int(med(`last.c10.${tb}.rps`))} vs ${int(med('samework.rps'))} req/s, 10 connections`,
+      });
     const p2label = big >= 10_000_000 ? '10M' : `${sizeName(big)} (10M not run)`;
     out.push({
       id: 'P2',
@@ -579,6 +614,7 @@ function references(served: Served[]): string[] {
     '| reference | figure | ratio |',
     '|---|---|---|',
     `| bare node:http, constant ~1 KB JSON array | ${int(bare)} req/s | 1 |`,
+    `| node:http doing getLastLead's work only (bench/reference-same-work.ts: key look-up and hash check, the query, the v1 body), SQLite ${LARGEST} | ${int(med('samework.rps'))} req/s | ${f2(med('samework.rps') / bare)} × bare |`,
     `| json-server 0.17.4, the same ${SMALLEST} leads, member's newest (\`?userId=1&_sort=epoch&_order=desc&_limit=1\`) | ${int(med(`json-server.${SMALLEST}.rps`))} req/s | ${f3(med(`json-server.${SMALLEST}.rps`) / bare)} × bare; leadline SQLite ${SMALLEST} getLastLead = ${f2(med(`last.c10.sqlite.${SMALLEST}.rps`) / med(`json-server.${SMALLEST}.rps`))} × json-server |`,
   ];
   for (const s of served) {
