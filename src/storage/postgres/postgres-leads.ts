@@ -43,12 +43,12 @@ export const PG_LEAD_QUERIES = {
   // none, one index seek per current member (LATERAL). Either arm, when it returns a lead,
   // returns the subteam's last, so whichever answers first is right; Append runs the second
   // only when the first is empty.
-  lastOfSubteam: `(SELECT ${LEAD_COLUMNS} FROM (SELECT seq, member_id, epoch FROM leads
-      WHERE team_id = $1 ORDER BY epoch DESC, seq DESC LIMIT ${SUBTEAM_WINDOW}) w
-    JOIN leads l ON l.seq = w.seq JOIN members m ON m.id = l.member_id
+  lastOfSubteam: `(SELECT ${LEAD_COLUMNS} FROM (SELECT * FROM leads
+      WHERE team_id = $1 ORDER BY epoch DESC, seq DESC LIMIT ${SUBTEAM_WINDOW}) l
+    JOIN members m ON m.id = l.member_id
     WHERE EXISTS (SELECT 1 FROM subteam_members sm WHERE sm.team_id = $1 AND sm.subteam_id = $2
-      AND sm.member_id = w.member_id AND sm.is_member)
-    ORDER BY w.epoch DESC, w.seq DESC LIMIT 1)
+      AND sm.member_id = l.member_id AND sm.is_member)
+    ORDER BY l.epoch DESC, l.seq DESC LIMIT 1)
   UNION ALL
   (SELECT ${LEAD_COLUMNS} FROM subteam_members sm
     CROSS JOIN LATERAL (SELECT * FROM leads l2 WHERE l2.team_id = sm.team_id AND l2.member_id = sm.member_id
