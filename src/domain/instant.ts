@@ -20,3 +20,50 @@ export function parseInstant(text: string): number | null {
   const ms = Date.parse(text);
   return Number.isFinite(ms) ? ms : null;
 }
+
+/** `new Date(ms).toISOString()` for years 1970–9999, by arithmetic: several times faster. */
+export function formatInstant(ms: number): string {
+  if (!(Number.isInteger(ms) && ms >= 0 && ms <= LAST_FOUR_DIGIT_YEAR_MS)) return new Date(ms).toISOString();
+  const days = Math.floor(ms / DAY_MS);
+  let t = ms - days * DAY_MS;
+  // A page of leads spans few days (capture and storage): keep the last two days' text.
+  let date: string;
+  if (days === recent[0]) date = recentDate[0];
+  else if (days === recent[1]) date = recentDate[1];
+  else {
+    date = civilDate(days);
+    recent[1] = recent[0];
+    recentDate[1] = recentDate[0];
+    recent[0] = days;
+    recentDate[0] = date;
+  }
+  const milli = t % 1000;
+  t = (t - milli) / 1000;
+  const second = t % 60;
+  t = (t - second) / 60;
+  const minute = t % 60;
+  const hour = (t - minute) / 60;
+  return `${date}T${TWO[hour]}:${TWO[minute]}:${TWO[second]}.${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
+}
+
+const DAY_MS = 86_400_000;
+const LAST_FOUR_DIGIT_YEAR_MS = 253_402_300_799_999;
+const TWO = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
+const recent: [number, number] = [-1, -1];
+const recentDate: [string, string] = ['', ''];
+
+/** `YYYY-MM-DD` of a day count since 1970-01-01 (H. Hinnant's civil_from_days, for days ≥ 0). */
+function civilDate(days: number): string {
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const day = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const month = mp < 10 ? mp + 3 : mp - 9;
+  const year = yoe + era * 400 + (month <= 2 ? 1 : 0);
+  return `${year}-${TWO[month]}-${TWO[day]}`;
+}

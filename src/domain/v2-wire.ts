@@ -1,4 +1,5 @@
 import type { V2Lead } from '../schemas/v2.js';
+import { formatInstant } from './instant.js';
 import type { Lead } from './lead.js';
 import { splitName } from './lead-text.js';
 
@@ -53,8 +54,8 @@ export function leadToV2(lead: Lead): V2Lead {
     legacyLeadId: lead.id,
     assignedMembers: [lead.userId],
     leadSource: lead.source,
-    captureDatetime: new Date(lead.epoch).toISOString(),
-    createdAt: new Date(lead.createdAt).toISOString(),
+    captureDatetime: formatInstant(lead.epoch),
+    createdAt: formatInstant(lead.createdAt),
     systemFields: {
       firstName: lead.firstName ?? split.first,
       lastName: lead.lastName ?? split.last,
