@@ -36,7 +36,11 @@ export const FUZZY_THRESHOLD = 0.3;
 /** FUZZY needs this many characters (after folding): shorter values match nearly everything. */
 export const FUZZY_MIN_LENGTH = 3;
 
+/** Only ASCII: NFKD leaves it as it is and it has no combining marks, so folding is lower case. */
+const ASCII = /^\p{ASCII}*$/u;
+
 export function fold(text: string): string {
+  if (ASCII.test(text)) return text.toLowerCase();
   return text
     .normalize('NFKD')
     .replace(/\p{M}+/gu, '')

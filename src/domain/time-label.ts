@@ -37,8 +37,44 @@ const minutes = new Map<string, string>();
 /** 1973-01-01: since then every zone's UTC offset is a whole number of minutes (Monrovia was last, in 1972). */
 const WHOLE_MINUTE_OFFSETS_SINCE = 94_694_400_000;
 
+/**
+ * UTC offset per zone and UTC hour, when it is the same at the hour's first and last minute (no
+ * change of offset within the hour); null when it changes. One Intl call per hour instead of one
+ * per minute: an import labels leads spread over months, where a minute is rarely seen twice.
+ */
+const hours = new Map<string, number | null>();
+
+function offsetAt(minuteStart: number, timeZone: string): number {
+  const p: Record<string, string> = {};
+  for (const x of formatterFor(timeZone).formatToParts(new Date(minuteStart))) p[x.type] = x.value;
+  const local = Date.UTC(
+    Number(p.year),
+    Number(p.month) - 1,
+    Number(p.day),
+    Number(p.hour),
+    Number(p.minute),
+  );
+  return local - minuteStart;
+}
+
+const two = (n: number) => (n < 10 ? `0${n}` : String(n));
+
 export function timeLabel(epoch: number, timeZone: string): string {
   if (epoch < WHOLE_MINUTE_OFFSETS_SINCE) return formatParts(epoch, timeZone, true);
+  const hour = Math.floor(epoch / 3_600_000);
+  const hourKey = `${timeZone} ${hour}`;
+  let offset = hours.get(hourKey);
+  if (offset === undefined) {
+    const first = offsetAt(hour * 3_600_000, timeZone);
+    offset = first === offsetAt(hour * 3_600_000 + 59 * 60_000, timeZone) ? first : null;
+    if (hours.size >= 10_000) hours.clear();
+    hours.set(hourKey, offset);
+  }
+  if (offset !== null) {
+    const d = new Date(epoch + offset);
+    return `${String(d.getUTCFullYear()).padStart(4, '0')}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())}:${two(d.getUTCSeconds())}`;
+  }
+  // The hour the offset changes in: formatted per minute.
   const minute = Math.floor(epoch / 60_000);
   const key = `${timeZone} ${minute}`;
   let prefix = minutes.get(key);

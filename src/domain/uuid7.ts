@@ -1,15 +1,16 @@
-import { randomFillSync } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 
 /**
  * UUID version 7 (RFC 9562 §5.7): 48 bits of Unix milliseconds, then randomness. Time-ordered,
  * so new leads append to the end of the id index instead of landing at random pages: on a
  * 200k-lead import that is the difference measured in the changelog.
+ *
+ * The random bits come from `randomUUID` (a version 4 UUID: 122 random bits from a batched
+ * CSPRNG buffer, variant 10 already set), its time and version replaced: one call instead of a
+ * buffer and a `randomFillSync` each, which an import makes per lead.
  */
 export function uuid7(now = Date.now()): string {
-  const b = randomFillSync(Buffer.alloc(16));
-  b.writeUIntBE(now, 0, 6);
-  b[6] = (b[6]! & 0x0f) | 0x70; // version 7
-  b[8] = (b[8]! & 0x3f) | 0x80; // variant 10
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  const t = now.toString(16).padStart(12, '0');
+  // randomUUID: xxxxxxxx-xxxx-4xxx-Vxxx-xxxxxxxxxxxx; the first 15 characters give way.
+  return `${t.slice(0, 8)}-${t.slice(8, 12)}-7${randomUUID().slice(15)}`;
 }

@@ -271,6 +271,44 @@ for (const engine of enginesUnderTest()) {
       assert.deepEqual(await search(filter({ teamId: 6 }, { hasEmail: true })), ['r']);
     });
 
+    test('a lead twice in one import, then a re-import of new and replaced leads: first place, last values', async () => {
+      const named = (value: string) => search(filter({ teamId: 10 }, { text: [exact(['fullName'], value)] }));
+      const all = () => store.leads.search(filter({ teamId: 10 }), 'ASC', null, 10);
+      const first = await load(store, [
+        { type: 'team', id: 10, name: 'Team 10' },
+        member(101, 10),
+        lead(101, 'a', 100, { name: 'Ann One' }),
+        lead(101, 'b', 200, { name: 'Bob One' }),
+        lead(101, 'a', 100, { name: 'Ann Two' }),
+      ]);
+      assert.equal(first.newLeads, 2);
+      const stored = await all();
+      assert.deepEqual(ids(stored), ['a', 'b']);
+      assert.ok(stored[0]!.seq < stored[1]!.seq, 'a keeps the place it came first at');
+      assert.deepEqual(await named('ann two'), ['a']);
+      assert.deepEqual(await named('ann one'), []);
+      const again = await load(store, [
+        lead(101, 'c', 300, { name: 'Cy New' }),
+        lead(101, 'b', 200, { name: 'Bob Two' }),
+        lead(101, 'a', 100, { name: 'Ann Three' }),
+        lead(101, 'b', 200, { name: 'Bob Three' }),
+      ]);
+      assert.equal(again.newLeads, 1);
+      const after = await all();
+      assert.deepEqual(ids(after), ['a', 'b', 'c']);
+      assert.deepEqual(
+        after.slice(0, 2).map((l) => [l.seq, l.uuid]),
+        stored.map((l) => [l.seq, l.uuid]),
+        'replaced leads keep their seq and uuid',
+      );
+      assert.ok(after[2]!.seq > stored[1]!.seq);
+      for (const gone of ['ann one', 'ann two', 'bob one', 'bob two'])
+        assert.deepEqual(await named(gone), []);
+      assert.deepEqual(await named('ann three'), ['a']);
+      assert.deepEqual(await named('bob three'), ['b']);
+      assert.deepEqual(await named('cy new'), ['c']);
+    });
+
     test('byUuid: the lead when in scope, null otherwise', async () => {
       const [john] = await store.leads.search(filter({ teamId: 1 }, { end: 2000 }), 'DESC', null, 1);
       assert.ok(john !== undefined);

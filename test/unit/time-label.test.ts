@@ -27,6 +27,39 @@ describe('time label (C1)', () => {
 });
 
 describe('time label cache', () => {
+  test('labels from the per-hour offset equal a direct formatting across offset changes', () => {
+    const direct = (epoch: number, timeZone: string) => {
+      const f = new Intl.DateTimeFormat('en-CA', {
+        timeZone,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+        second: '2-digit',
+      });
+      const p = Object.fromEntries(f.formatToParts(new Date(epoch)).map((x) => [x.type, x.value]));
+      return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+    };
+    // Days holding an offset change: Berlin and New York (whole hours), Lord Howe (30 minutes),
+    // Kathmandu's 1986 move from +05:30 to +05:45, Samoa skipping 2011-12-30.
+    const days: [string, string][] = [
+      ['Europe/Berlin', '2025-03-30'],
+      ['Europe/Berlin', '2025-10-26'],
+      ['America/New_York', '2025-11-02'],
+      ['Australia/Lord_Howe', '2025-04-06'],
+      ['Asia/Kathmandu', '1985-12-31'],
+      ['Pacific/Apia', '2011-12-29'],
+    ];
+    for (const [zone, day] of days) {
+      const start = Date.parse(`${day}T00:00:00Z`) - 86_400_000;
+      for (let epoch = start; epoch < start + 3 * 86_400_000; epoch += 7 * 60_000 + 13_001) {
+        assert.equal(timeLabel(epoch, zone), direct(epoch, zone), `${zone} ${epoch}`);
+      }
+    }
+  });
+
   test('labels from the per-minute cache equal a direct formatting, across zones and years', () => {
     // Every zone this runtime knows: the cache assumes whole-minute offsets from 1973 on.
     const zones = Intl.supportedValuesOf('timeZone');

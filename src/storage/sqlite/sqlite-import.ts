@@ -42,6 +42,10 @@ export class SqliteImportWriter implements ImportWriter {
       addSubteamMember: db.prepare(
         'INSERT INTO subteam_members (team_id, subteam_id, member_id, is_member, is_admin) VALUES (?, ?, ?, ?, ?)',
       ),
+      // The common case, a lead not stored yet: a plain insert, ~25 % cheaper in SQLite than the
+      // upsert. It skips the row on any violation (changes = 0); the upsert then replaces the
+      // stored lead, or fails with the real reason.
+      insertLead: db.prepare(LEAD_INSERT.replace(/^INSERT/, 'INSERT OR IGNORE')),
       upsertLead: db.prepare(`${LEAD_INSERT}
         ON CONFLICT (team_id, member_id, lead_id, epoch) DO UPDATE SET time = excluded.time,
           user_pid = excluded.user_pid, kind = excluded.kind, location_shared = excluded.location_shared,
@@ -96,20 +100,40 @@ export class SqliteImportWriter implements ImportWriter {
   }
 
   async insertLeads(leads: NewLead[]): Promise<void> {
-    for (const l of leads) {
+    // The batch's leads first, then their lead_text rows: with a lead write between every two
+    // lead_text inserts the SQL of an import took about twice the CPU (13.5 s against 6.9 s for
+    // 100k leads, measured for the P5 work).
+    const before = this.maxSeq;
+    const seqs: number[] = new Array(leads.length);
+    let inOrder = true;
+    for (let i = 0; i < leads.length; i++) {
+      const l = leads[i]!;
       if (l.id === null) throw new Error('an imported lead carries its v1 id');
-      const { seq } = this.stmts.upsertLead.get(leadValues(l, l.id, uuid7(this.now), this.now)) as {
-        seq: number;
-      };
+      const values = leadValues(l, l.id, uuid7(this.now), this.now);
+      const inserted = this.stmts.insertLead.run(values);
+      const seq =
+        inserted.changes === 1
+          ? Number(inserted.lastInsertRowid)
+          : (this.stmts.upsertLead.get(values) as { seq: number }).seq;
       // A replaced lead keeps its old seq; only a new one goes past the highest.
       if (seq > this.maxSeq) {
         this.maxSeq = seq;
         this.newLeads++;
-      } else {
-        this.stmts.deleteText.run(seq);
-      }
-      this.stmts.insertText.run(leadTextValues(seq, l));
+      } else inOrder = false;
+      seqs[i] = seq;
     }
+    if (inOrder) {
+      for (let i = 0; i < leads.length; i++) this.stmts.insertText.run(leadTextValues(seqs[i]!, leads[i]!));
+      return;
+    }
+    // Some leads replaced stored ones, or one lead came twice: its last values win. Old rows go
+    // first, then the new ones, each in rowid order, so FTS5 flushes its pending terms twice
+    // instead of once a replaced lead.
+    const last = new Map<number, NewLead>();
+    for (let i = 0; i < leads.length; i++) last.set(seqs[i]!, leads[i]!);
+    const order = [...last.keys()].sort((a, b) => a - b);
+    for (const seq of order) if (seq <= before) this.stmts.deleteText.run(seq);
+    for (const seq of order) this.stmts.insertText.run(leadTextValues(seq, last.get(seq)!));
   }
 
   async finishLeads(): Promise<number> {
