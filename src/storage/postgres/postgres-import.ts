@@ -6,28 +6,31 @@ import { type PgMemberRow, pgToMember } from './postgres-directory.js';
 import { hasEmail, searchText, textColumns } from './postgres-text.js';
 
 const STAGE_BATCH = 1000;
-const LEAD_COLUMNS =
-  'ord, team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat, long, fields, uuid, ' +
-  'source, has_email, first_name, last_name, text_fields, search';
 
 /**
- * One import inside one transaction. Leads go into a temporary table a batch at a time, then
- * move into `leads` in one statement at the end: deduplicated by identity (the last values win,
- * the first position counts), sequence numbers drawn in file order, existing leads updated in place.
+ * One import inside one transaction. Leads go straight into `leads` a batch at a time, in file
+ * order: sequence numbers drawn in that order, a lead with the identity of a stored one (or of
+ * one earlier in the import) updated in place — its last values win, its first position counts.
+ *
+ * A batch is sent without waiting for the one before it: postgres.js queues the statements on the
+ * transaction's connection and the server runs them in order, so the server writes one batch
+ * while the next is read, checked and mapped. A statement that fails aborts the transaction; the
+ * import learns it at the next batch or at the end, and rolls back.
  */
 export class PostgresImportWriter implements ImportWriter {
-  private ord = 0;
+  private readonly now = Date.now();
+  private newLeads = 0;
+  /** The batch the server may still be writing. */
+  private inFlight: Promise<void> | null = null;
 
   private constructor(private readonly tx: TransactionSql) {}
 
   static async start(tx: TransactionSql): Promise<PostgresImportWriter> {
     // An import may run longer than the statement timeout that protects requests.
     await tx`SET LOCAL statement_timeout = 0`;
-    await tx.unsafe(`CREATE TEMP TABLE import_leads (
-        ord bigint, team_id bigint, member_id bigint, lead_id text, epoch bigint, time text, user_pid text,
-        kind text, location_shared boolean, lat text, long text, fields text, uuid uuid, source text,
-        has_email boolean, first_name text, last_name text, text_fields text[], search text) ON COMMIT DROP;
-      CREATE TEMP TABLE import_staged (ordinal bigint PRIMARY KEY, source text, text text) ON COMMIT DROP;`);
+    await tx.unsafe(
+      'CREATE TEMP TABLE import_staged (ordinal bigint PRIMARY KEY, source text, text text) ON COMMIT DROP',
+    );
     return new PostgresImportWriter(tx);
   }
 
@@ -85,45 +88,42 @@ export class PostgresImportWriter implements ImportWriter {
     return r === undefined ? null : { teamId: r.team_id, email: r.email, pid: r.pid, timeZone: r.time_zone };
   }
 
-  async insertLeads(leads: NewLead[]): Promise<void> {
-    const now = Date.now();
-    const col = <T>(pick: (l: NewLead) => T): T[] => leads.map(pick);
-    const ords = leads.map(() => ++this.ord);
-    // One statement per batch, its columns as arrays. Not COPY: postgres.js 3.4 never settles a
-    // COPY the server refuses (its stream is dropped before the error arrives), so a bad batch or
-    // a lost connection would hang the import instead of failing it.
+  async insertLeads(batch: NewLead[]): Promise<void> {
+    // One statement cannot update a row twice: a lead that comes twice in the batch is one row,
+    // at its first position with its last values.
+    const at = new Map<string, number>();
+    const leads: NewLead[] = [];
+    for (const l of batch) {
+      const identity = `${l.teamId} ${l.memberId} ${l.epoch} ${l.id}`;
+      const i = at.get(identity);
+      if (i === undefined) {
+        at.set(identity, leads.length);
+        leads.push(l);
+      } else leads[i] = l;
+    }
     const a = (pick: (l: NewLead) => string | number | boolean | null) => this.tx.array(leads.map(pick));
-    const texts = col((l) => l.text);
+    const texts = leads.map((l) => l.text);
     const [f1, f2, f3, f4, f5, f6, f7] = textColumns(texts).map((c) => this.tx.array(c));
     // One statement per batch, its columns as arrays. Not COPY: postgres.js 3.4 never settles a
     // COPY the server refuses (its stream is dropped before the error arrives), so a bad batch or
     // a lost connection would hang the import instead of failing it.
-    await this.tx`INSERT INTO import_leads (${this.tx.unsafe(LEAD_COLUMNS)})
-      SELECT ord, team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat, long, fields,
-        uuid, source, has_email, first_name, last_name, ARRAY[f1, f2, f3, f4, f5, f6, f7], search
-      FROM unnest(${this.tx.array(ords)}::bigint[], ${a((l) => l.teamId)}::bigint[],
-        ${a((l) => l.memberId)}::bigint[], ${a((l) => l.id)}::text[], ${a((l) => l.epoch)}::bigint[],
-        ${a((l) => l.time)}::text[], ${a((l) => l.userPid)}::text[], ${a((l) => l.kind)}::text[],
-        ${a((l) => l.locationShared)}::boolean[], ${a((l) => l.lat)}::text[], ${a((l) => l.long)}::text[],
-        ${a((l) => l.fields)}::text[], ${this.tx.array(col(() => uuid7(now)))}::uuid[], ${a((l) => l.source)}::text[],
-        ${this.tx.array(texts.map(hasEmail))}::boolean[], ${a((l) => l.firstName)}::text[],
-        ${a((l) => l.lastName)}::text[], ${f1!}::text[], ${f2!}::text[], ${f3!}::text[], ${f4!}::text[],
-        ${f5!}::text[], ${f6!}::text[], ${f7!}::text[], ${this.tx.array(texts.map(searchText))}::text[])
-        AS u(ord, team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat, long, fields,
-          uuid, source, has_email, first_name, last_name, f1, f2, f3, f4, f5, f6, f7, search)`;
-  }
-
-  async finishLeads(): Promise<number> {
-    const [row] = await this.tx<{ n: number }[]>`WITH src AS (
-        SELECT DISTINCT ON (team_id, member_id, lead_id, epoch) *,
-          min(ord) OVER (PARTITION BY team_id, member_id, lead_id, epoch) AS first_ord
-        FROM import_leads ORDER BY team_id, member_id, lead_id, epoch, ord DESC
-      ), ins AS (
+    const written = this.tx<{ n: number }[]>`WITH ins AS (
         INSERT INTO leads (team_id, seq, member_id, lead_id, epoch, time, user_pid, kind, location_shared,
           lat, long, fields, uuid, created_at, source, has_email, first_name, last_name, text_fields, search)
         SELECT team_id, nextval('leads_seq'), member_id, lead_id, epoch, time, user_pid, kind, location_shared,
-          lat, long, fields, uuid, ${Date.now()}, source, has_email, first_name, last_name, text_fields, search
-        FROM (SELECT * FROM src ORDER BY first_ord) o
+          lat, long, fields, uuid, ${this.now}, source, has_email, first_name, last_name,
+          ARRAY[f1, f2, f3, f4, f5, f6, f7], search
+        FROM (SELECT * FROM unnest(${a((l) => l.teamId)}::bigint[], ${a((l) => l.memberId)}::bigint[],
+            ${a((l) => l.id)}::text[], ${a((l) => l.epoch)}::bigint[], ${a((l) => l.time)}::text[],
+            ${a((l) => l.userPid)}::text[], ${a((l) => l.kind)}::text[], ${a((l) => l.locationShared)}::boolean[],
+            ${a((l) => l.lat)}::text[], ${a((l) => l.long)}::text[], ${a((l) => l.fields)}::text[],
+            ${this.tx.array(leads.map(() => uuid7(this.now)))}::uuid[], ${a((l) => l.source)}::text[],
+            ${this.tx.array(texts.map(hasEmail))}::boolean[], ${a((l) => l.firstName)}::text[],
+            ${a((l) => l.lastName)}::text[], ${f1!}::text[], ${f2!}::text[], ${f3!}::text[], ${f4!}::text[],
+            ${f5!}::text[], ${f6!}::text[], ${f7!}::text[], ${this.tx.array(texts.map(searchText))}::text[])
+          WITH ORDINALITY AS u(team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat,
+            long, fields, uuid, source, has_email, first_name, last_name, f1, f2, f3, f4, f5, f6, f7, search, ord)
+          ORDER BY ord) o
         -- txid is left alone: a replaced lead keeps its place in the change feed too.
         ON CONFLICT (team_id, member_id, lead_id, epoch) DO UPDATE SET time = EXCLUDED.time,
           user_pid = EXCLUDED.user_pid, kind = EXCLUDED.kind, location_shared = EXCLUDED.location_shared,
@@ -132,8 +132,21 @@ export class PostgresImportWriter implements ImportWriter {
           text_fields = EXCLUDED.text_fields, search = EXCLUDED.search
         RETURNING (xmax = 0) AS inserted
       )
-      SELECT (count(*) FILTER (WHERE inserted))::int AS n FROM ins`;
-    return row?.n ?? 0;
+      SELECT (count(*) FILTER (WHERE inserted))::int AS n FROM ins`.then(([row]) => {
+      this.newLeads += row?.n ?? 0;
+    });
+    // Handled here so a batch failing after the import already failed for another reason is no
+    // unhandled rejection; awaited below or in finishLeads, where its error fails the import.
+    written.catch(() => {});
+    const previous = this.inFlight;
+    this.inFlight = written;
+    await previous;
+  }
+
+  async finishLeads(): Promise<number> {
+    await this.inFlight;
+    this.inFlight = null;
+    return this.newLeads;
   }
 
   async stage(r: StagedRecord): Promise<void> {
