@@ -174,6 +174,9 @@ class Importer {
       }
       case 'member': {
         const m = validate(checkMember, rec, source);
+        // Leads held for the next batch were resolved against the member as stored so far: write
+        // them first, so a member who moves to another team takes them along like the others.
+        await this.flush();
         try {
           await this.writer.upsertMember({
             id: m.id,

@@ -76,6 +76,24 @@ for (const engine of enginesUnderTest()) {
       );
     });
 
+    test('a member who moves team later in the same import takes every lead along', async () => {
+      const moved = await makeEngineStore(engine);
+      try {
+        await load(moved.store, [
+          ...people,
+          { type: 'member', id: 14, teamId: 1, email: 'd@one.test', pid: 'p14' },
+          lead(14, 'before-move', 100),
+          { type: 'member', id: 14, teamId: 2, email: 'd@one.test', pid: 'p14' },
+          lead(14, 'after-move', 50),
+        ]);
+        assert.equal((await moved.store.leads.lastOfTeam(2))?.id, 'before-move');
+        assert.equal((await moved.store.leads.lastOfMember(2, 14))?.id, 'before-move');
+        assert.equal((await moved.store.leads.lastOfTeam(1))?.id, undefined, 'nothing is left in team 1');
+      } finally {
+        await moved.cleanup();
+      }
+    });
+
     test('equal epochs: the one stored last', async () => {
       assert.equal((await store.leads.lastOfMember(1, 12))?.id, 'b6');
     });
