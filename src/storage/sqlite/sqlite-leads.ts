@@ -24,15 +24,20 @@ import {
   searchQuery,
 } from './sqlite-search.js';
 
-/** The read queries, exported so a test can check each one's plan is an index walk. */
+/**
+ * The read queries, exported so a test can check each one's plan is an index walk. `CROSS JOIN`
+ * makes SQLite keep `leads` as the outer loop: after ANALYZE (or `PRAGMA optimize`) its planner
+ * otherwise prefers to scan the team's members and sort their leads — lastOfTeam went from 9 µs
+ * to 880 µs on a 100k-lead store.
+ */
 export const LEAD_QUERIES = {
-  lastOfMember: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+  lastOfMember: `SELECT ${LEAD_COLUMNS} FROM leads l CROSS JOIN members m ON m.id = l.member_id
     WHERE l.team_id = ? AND l.member_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
-  lastOfTeam: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+  lastOfTeam: `SELECT ${LEAD_COLUMNS} FROM leads l CROSS JOIN members m ON m.id = l.member_id
     WHERE l.team_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   // A subteam's last lead, in two plans (see lastOfSubteam). First the team's newest leads, newest
   // first, down to `recentWindow`'s bound, stopping at the first whose member is in the subteam:
-  recentOfSubteam: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+  recentOfSubteam: `SELECT ${LEAD_COLUMNS} FROM leads l CROSS JOIN members m ON m.id = l.member_id
     WHERE l.team_id = ? AND (l.epoch, l.seq) >= (?, ?) AND EXISTS (SELECT 1 FROM subteam_members sm
       WHERE sm.team_id = l.team_id AND sm.subteam_id = ? AND sm.member_id = l.member_id AND sm.is_member = 1)
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
@@ -48,10 +53,10 @@ export const LEAD_QUERIES = {
     WHERE sm.team_id = ? AND sm.subteam_id = ? AND sm.is_member = 1
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   // Keyset pages: (epoch, seq) strictly after the last row sent, so each batch is a fresh read.
-  memberRange: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+  memberRange: `SELECT ${LEAD_COLUMNS} FROM leads l CROSS JOIN members m ON m.id = l.member_id
     WHERE l.team_id = ? AND l.member_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
     ORDER BY l.epoch, l.seq LIMIT ?`,
-  teamRange: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+  teamRange: `SELECT ${LEAD_COLUMNS} FROM leads l CROSS JOIN members m ON m.id = l.member_id
     WHERE l.team_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
     ORDER BY l.epoch, l.seq LIMIT ?`,
 };
