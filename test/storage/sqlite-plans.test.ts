@@ -131,3 +131,30 @@ for (const stats of ['an empty store', '100,000 leads of one team, analyzed'] as
       );
     });
   });
+
+test('opening a store forgets the STAT4 samples of an ANALYZE, which re-plan every statement', async () => {
+  const made = await makeStore();
+  try {
+    await load(made.store, [
+      { type: 'team', id: 1, name: 'T' },
+      { type: 'member', id: 1, teamId: 1, email: 'm@t.test', pid: 'p1' },
+      ...Array.from({ length: 50 }, (_, i) => ({
+        type: 'lead',
+        userId: 1,
+        id: `l${i}`,
+        epoch: i,
+        isLead: true,
+      })),
+    ]);
+    const raw = new Database(made.path);
+    raw.exec('ANALYZE');
+    const samples = () => (raw.prepare('SELECT count(*) AS n FROM sqlite_stat4').get() as { n: number }).n;
+    assert.ok(samples() > 0, 'this SQLite build keeps samples (STAT4)');
+    await made.store.migrate();
+    assert.equal(samples(), 0);
+    assert.ok((raw.prepare('SELECT count(*) AS n FROM sqlite_stat1').get() as { n: number }).n > 0);
+    raw.close();
+  } finally {
+    await made.cleanup();
+  }
+});

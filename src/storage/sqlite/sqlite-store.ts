@@ -65,7 +65,9 @@ export class SqliteStore implements Store {
   }
 
   async migrate(): Promise<MigrationReport> {
-    return migrate(this.db);
+    const report = migrate(this.db);
+    forgetSamples(this.db);
+    return report;
   }
 
   private ready(): void {
@@ -139,4 +141,16 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     if (this.db.open) this.db.close();
   }
+}
+
+/**
+ * ANALYZE in this SQLite build (STAT4) also keeps samples of index values, and with them SQLite
+ * re-plans a prepared statement whenever its bound values change: every getLastLead did, 8 → 45 µs
+ * in process on a 100k-lead store. leadline's queries walk fixed indexes (the plan test checks
+ * them with and without statistics), so the samples only cost; sqlite_stat1 is kept.
+ */
+function forgetSamples(db: Database.Database): void {
+  const has = db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_stat4'").get();
+  if (has === undefined) return;
+  db.exec('DELETE FROM sqlite_stat4; ANALYZE sqlite_schema');
 }
