@@ -10,8 +10,8 @@ import { fixtureAt } from './world.js';
 
 /**
  * R3: the maximum throughput of a server process under the mixed v1/v2 load (autocannon, a few
- * seconds flat out), then a soak at 80% of it: 0 errors, and resident memory at the end within
- * 10% of what it was after a warm-up.
+ * seconds flat out), then a soak aimed at 84% of it (at least 80% served): 0 errors, and resident
+ * memory at the end within 10% of what it was after a warm-up.
  */
 const MAX_SECONDS = Number(process.env.RELIABILITY_R3_MAX_SECONDS ?? 5);
 const SOAK_SECONDS = Number(process.env.RELIABILITY_R3_SECONDS ?? 30);
@@ -19,12 +19,13 @@ const SOAK_SECONDS = Number(process.env.RELIABILITY_R3_SECONDS ?? 30);
 // by when the heap has grown to its working size.
 const WARMUP_SECONDS = Math.max(5, Math.round(SOAK_SECONDS / 10));
 const CONNECTIONS = 16;
+const TARGET_SHARE = 0.84;
 
 after(stopAll);
 
 for (const engine of enginesUnderTest()) {
   describe(`R3 soak (${engine})`, () => {
-    test(`${SOAK_SECONDS} s at 80% of the measured maximum: 0 errors, RSS drift < 10%`, async () => {
+    test(`${SOAK_SECONDS} s at ≥ 80% of the measured maximum: 0 errors, RSS drift < 10%`, async () => {
       const fx = await fixtureAt(engine);
       try {
         const server = await startServerProcess(storeArgs(fx.location), { LEADLINE_RATE_LIMIT: '100000000' });
@@ -32,7 +33,9 @@ for (const engine of enginesUnderTest()) {
         const requests = mixedRequests(fx.key(1011), 101);
         const flat = startLoad(server.url, requests, { connections: CONNECTIONS, duration: MAX_SECONDS });
         const max = (await flat.done).requests.average;
-        const rate = Math.floor(max * 0.8);
+        // Aimed a little above 80%: autocannon's paced rate lands 1-2% under its aim, and R3 asks
+        // for at least 80% of the maximum actually served.
+        const rate = Math.ceil(max * TARGET_SHARE);
         const rss: number[] = [];
         const sampler = setInterval(() => rss.push(rssOf(pid, (p) => readFileSync(p, 'utf8'))), 1000);
         const soak = startLoad(server.url, requests, {
@@ -52,6 +55,7 @@ for (const engine of enginesUnderTest()) {
           targetRps: rate,
           soakSeconds: SOAK_SECONDS,
           achievedRps: result.requests.average,
+          achievedShareOfMax: +(result.requests.average / max).toFixed(3),
           requests: result.requests.total,
           p99ms: result.latency.p99,
           errors,
@@ -63,7 +67,10 @@ for (const engine of enginesUnderTest()) {
         });
         saveLogs(`R3-${engine}`, server.logs);
         assert.equal(errors, 0, JSON.stringify(soak.tally));
-        assert.ok(result.requests.average >= rate * 0.95, 'the soak ran at the target rate');
+        assert.ok(
+          result.requests.average >= max * 0.8,
+          `the soak served ${result.requests.average} req/s, under 80% of the maximum ${max}`,
+        );
         assert.ok(drift < 0.1, `RSS drift ${(drift * 100).toFixed(1)}%`);
         assert.equal(await server.stop(), 0);
       } finally {
