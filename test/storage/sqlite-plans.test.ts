@@ -54,7 +54,8 @@ const V2_QUERIES = {
 /**
  * The plans are checked twice: on the empty store, and on one team of 1,000 members with 100,000
  * leads after ANALYZE — with those statistics SQLite's planner once preferred scanning the
- * members and sorting their leads for lastOfTeam (9 µs → 880 µs a call).
+ * members and sorting their leads for lastOfTeam (8 µs → 790 µs a call in process,
+ * bench/sqlite-statistics.ts).
  */
 for (const stats of ['an empty store', '100,000 leads of one team, analyzed'] as const)
   describe(`SQLite query plans, on ${stats}`, () => {

@@ -27,8 +27,8 @@ import {
 /**
  * The read queries, exported so a test can check each one's plan is an index walk. `CROSS JOIN`
  * makes SQLite keep `leads` as the outer loop: after ANALYZE (or `PRAGMA optimize`) its planner
- * otherwise prefers to scan the team's members and sort their leads — lastOfTeam went from 9 µs
- * to 880 µs on a 100k-lead store.
+ * otherwise prefers to scan the team's members and sort their leads — lastOfTeam went from 8 µs
+ * to 790 µs on a 100k-lead store (bench/sqlite-statistics.ts).
  */
 export const LEAD_QUERIES = {
   lastOfMember: `SELECT ${LEAD_COLUMNS} FROM leads l CROSS JOIN members m ON m.id = l.member_id

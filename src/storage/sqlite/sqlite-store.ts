@@ -145,7 +145,7 @@ export class SqliteStore implements Store {
 
 /**
  * ANALYZE in this SQLite build (STAT4) also keeps samples of index values, and with them SQLite
- * re-plans a prepared statement whenever its bound values change: every getLastLead did, 8 → 45 µs
+ * re-plans a prepared statement whenever its bound values change: every getLastLead did, 8 → 50 µs
  * in process on a 100k-lead store. leadline's queries walk fixed indexes (the plan test checks
  * them with and without statistics), so the samples only cost; sqlite_stat1 is kept.
  */
