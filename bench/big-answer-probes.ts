@@ -1,0 +1,94 @@
+/**
+ * P3c up close: a fresh leadline (pinned to CPU 0, `--trace-gc`) answers getLastLead 200 times
+ * unloaded, then the team's whole range while getLastLead probes are sent every ~20 ms, as in
+ * bench/run.ts. Prints both latency distributions and the server's garbage-collection pauses
+ * during the big answer, so the probes' tail can be set against them.
+ *
+ *   node --import tsx bench/big-answer-probes.ts --db <file> | --database-url <url>
+ *
+ * Needs member 1 (an admin of team 1) in the store; a legacy-v1 key for it is created.
+ */
+import { spawn } from 'node:child_process';
+import { createKey } from '../src/domain/keys.js';
+import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { BIN, freePort } from './lib.js';
+import { probe, quantile, readAll } from './load.js';
+
+const [flag, where] = process.argv.slice(2);
+if ((flag !== '--db' && flag !== '--database-url') || where === undefined) {
+  console.error('usage: bench/big-answer-probes.ts --db <file> | --database-url <url>');
+  process.exit(2);
+}
+const store = flag === '--db' ? SqliteStore.open(where) : PostgresStore.open(where);
+await store.migrate();
+const { key } = await createKey(store, { member: 1, legacyV1: true });
+await store.close();
+
+const port = await freePort();
+const server = spawn(
+  'taskset',
+  ['-c', '0', process.execPath, '--trace-gc', BIN, flag, where, 'serve', '--port', String(port)],
+  { stdio: ['ignore', 'pipe', 'inherit'] },
+);
+// --trace-gc lines: "… Scavenge 36.9 (54.5) -> 26.8 (59.5) MB, 8.54 / 0.31 ms …"; pause = first figure.
+let measuring = false;
+const pauses: number[] = [];
+let pending = '';
+server.stdout!.on('data', (d: Buffer) => {
+  const lines = (pending + d.toString()).split('\n');
+  pending = lines.pop() ?? '';
+  for (const line of lines) {
+    const m = /(Scavenge|Mark-Compact|Mark-Sweep).* MB, ([\d.]+) \//.exec(line);
+    if (m !== null && measuring) pauses.push(Number(m[2]));
+  }
+});
+const base = `http://127.0.0.1:${port}`;
+for (let i = 0; ; i++) {
+  try {
+    if ((await fetch(`${base}/healthz`)).ok) break;
+  } catch {
+    if (i > 300) throw new Error('leadline did not start');
+  }
+  await new Promise((r) => setTimeout(r, 100));
+}
+try {
+  const auth = `Bearer ${key}`;
+  const last = { url: `${base}/api/pub/leads/getLastLead`, auth };
+  for (let i = 0; i < 50; i++) await probe(last);
+  const unloaded: number[] = [];
+  for (let i = 0; i < 200; i++) unloaded.push((await probe(last)).ms);
+
+  measuring = true;
+  let done = false;
+  const answer = readAll({ url: `${base}/api/pub/leads/getLeadsTimeRangeForTeam?start=0`, auth }).finally(
+    () => {
+      done = true;
+    },
+  );
+  const during: number[] = [];
+  while (!done) {
+    const p = await probe(last);
+    if (p.status !== 200) throw new Error(`getLastLead answered ${p.status}`);
+    during.push(p.ms);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  const big = await answer;
+  measuring = false;
+
+  const ms = (xs: number[], q: number) => quantile(xs, q).toFixed(2);
+  const total = pauses.reduce((a, b) => a + b, 0);
+  console.log(`big answer: ${(big.bytes / 1e6).toFixed(0)} MB in ${(big.ms / 1000).toFixed(1)} s`);
+  console.log(`getLastLead unloaded (200): p50 ${ms(unloaded, 0.5)} p99 ${ms(unloaded, 0.99)} ms`);
+  console.log(
+    `getLastLead during (${during.length}): p50 ${ms(during, 0.5)} p99 ${ms(during, 0.99)} max ${Math.max(...during).toFixed(2)} ms; ` +
+      `p99 ratio ${(quantile(during, 0.99) / quantile(unloaded, 0.99)).toFixed(2)}`,
+  );
+  console.log(
+    `GC pauses during (${pauses.length}): p50 ${ms(pauses, 0.5)} p99 ${ms(pauses, 0.99)} max ${Math.max(...pauses).toFixed(2)} ms; ` +
+      `${total.toFixed(0)} ms in all, ${((100 * total) / big.ms).toFixed(1)} % of the answer`,
+  );
+} finally {
+  server.kill('SIGTERM');
+  await new Promise((r) => server.once('exit', r));
+}

@@ -1,0 +1,63 @@
+/**
+ * P3a read by read: a fresh leadline (pinned to CPU 0) answers the team's oldest 100,000 leads
+ * `rounds` times, each followed by the raw reference (better-sqlite3 `.all()` of the same rows +
+ * `JSON.stringify`, a new connection each time, as in bench/run.ts). Prints every read, so a
+ * slow first read — of either side — shows as itself instead of inside a median.
+ *
+ *   node --import tsx bench/range-reads.ts <SQLite store with team 1> [rounds=3] [node flags…]
+ *
+ * Needs member 1 (an admin of team 1) in the store; a legacy-v1 key for it is created.
+ * Node flags after the rounds go to the server (e.g. --cpu-prof --cpu-prof-dir=/tmp/p).
+ */
+import Database from 'better-sqlite3';
+import { createKey } from '../src/domain/keys.js';
+import { LEAD_COLUMNS } from '../src/storage/rows.js';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { BIN, freePort, startPinned, stop } from './lib.js';
+import { readAll } from './load.js';
+
+const [file, rounds = '3', ...flags] = process.argv.slice(2);
+if (file === undefined) {
+  console.error('usage: bench/range-reads.ts <store.db> [rounds] [node flags for the server…]');
+  process.exit(2);
+}
+const store = SqliteStore.open(file);
+await store.migrate();
+const { key } = await createKey(store, { member: 1, legacyV1: true });
+await store.close();
+
+const db = new Database(file, { readonly: true });
+const { epoch: end } = db
+  .prepare('SELECT epoch FROM leads WHERE team_id = 1 ORDER BY epoch, seq LIMIT 1 OFFSET 100000')
+  .get() as { epoch: number };
+db.close();
+const raw = `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+  WHERE l.team_id = 1 AND l.epoch >= 0 AND l.epoch < ${end} ORDER BY l.epoch, l.seq`;
+
+const port = await freePort();
+const server = await startPinned(
+  'leadline',
+  0,
+  [...flags, BIN, '--db', file, 'serve', '--port', String(port)],
+  {},
+  `http://127.0.0.1:${port}/healthz`,
+);
+try {
+  const url = `${server.url}/api/pub/leads/getLeadsTimeRangeForTeam?start=0&end=${end}`;
+  for (let i = 1; i <= Number(rounds); i++) {
+    const served = await readAll({ url, auth: `Bearer ${key}` });
+    if (served.status !== 200) throw new Error(`leadline answered ${served.status}`);
+    const reference = new Database(file, { readonly: true });
+    const t0 = performance.now();
+    const text = JSON.stringify(reference.prepare(raw).all());
+    const ms = performance.now() - t0;
+    reference.close();
+    console.log(
+      `read ${i}: leadline ${Math.round(served.ms)} ms (${(served.bytes / 1e6).toFixed(1)} MB), ` +
+        `raw read + JSON.stringify ${Math.round(ms)} ms (${(Buffer.byteLength(text) / 1e6).toFixed(1)} MB), ` +
+        `ratio ${(served.ms / ms).toFixed(2)}`,
+    );
+  }
+} finally {
+  await stop(server);
+}
