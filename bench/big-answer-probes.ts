@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { createKey } from '../src/domain/keys.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import { BIN, freePort } from './lib.js';
+import { BIN, freePort, SERVER_ENV } from './lib.js';
 import { probe, quantile, readAll } from './load.js';
 
 const [flag, where] = process.argv.slice(2);
@@ -29,7 +29,7 @@ const port = await freePort();
 const server = spawn(
   'taskset',
   ['-c', '0', process.execPath, '--trace-gc', BIN, flag, where, 'serve', '--port', String(port)],
-  { stdio: ['ignore', 'pipe', 'inherit'] },
+  { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...SERVER_ENV } },
 );
 // --trace-gc lines: "… Scavenge 36.9 (54.5) -> 26.8 (59.5) MB, 8.54 / 0.31 ms …"; pause = first figure.
 let measuring = false;

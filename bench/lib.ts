@@ -7,6 +7,9 @@ import autocannon from 'autocannon';
 
 export const BIN = fileURLToPath(new URL('../bin/leadline.js', import.meta.url));
 
+/** leadline's environment in every bench: quiet logs, and no rate limit between the load and its answers. */
+export const SERVER_ENV = { LOG_LEVEL: 'warn', LEADLINE_RATE_LIMIT: '1000000000' };
+
 export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

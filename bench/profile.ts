@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { createKey } from '../src/domain/keys.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import { BIN, freePort, startPinned, stop } from './lib.js';
+import { BIN, freePort, SERVER_ENV, startPinned, stop } from './lib.js';
 import { drive } from './load.js';
 
 interface Node {
@@ -56,7 +56,7 @@ const server = await startPinned(
     '--port',
     String(port),
   ],
-  { LOG_LEVEL: 'warn', LEADLINE_RATE_LIMIT: '1000000000' },
+  SERVER_ENV,
   `http://127.0.0.1:${port}/healthz`,
 );
 const req =

@@ -31,7 +31,7 @@ import { LEAD_QUERIES } from '../src/storage/sqlite/sqlite-leads.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import type { Store } from '../src/storage/store.js';
 import { growPostgres, growSqlite } from './grow.js';
-import { BIN, freePort, machine, median, startPinned, stop, type Target } from './lib.js';
+import { BIN, freePort, machine, median, SERVER_ENV, startPinned, stop, type Target } from './lib.js';
 import { drive, LOADGEN, type Measured, probe, quantile, type Req, readAll, rssOf } from './load.js';
 import { dumpPostgres, dumpSqlite, loadPostgres, loadSqlite } from './raw-load.js';
 
@@ -61,7 +61,6 @@ const MEMBERS = 1_000; // one team of 1,000 members: P4's team, and every lead i
 const PG_BASE = env.LEADLINE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const PROFILE = env.BENCH_PROFILE === '1';
 const PROFILE_DIR = env.BENCH_PROFILE_DIR ?? join(tmpdir(), 'leadline-profiles');
-const SERVER_ENV = { LOG_LEVEL: 'warn', LEADLINE_RATE_LIMIT: '1000000000' };
 
 const dir = mkdtempSync(join(tmpdir(), 'leadline-bench-'));
 const admin = postgres(PG_BASE, { max: 1, onnotice: () => {} });
@@ -683,7 +682,7 @@ function references(served: Served[]): string[] {
     '| reference | figure | ratio |',
     '|---|---|---|',
     `| bare node:http, constant ~1 KB JSON array | ${int(bare)} req/s | 1 |`,
-    `| node:http doing getLastLead's work only (bench/reference-same-work.ts: key look-up and hash check, the query, the v1 body), SQLite ${LARGEST} | ${int(med('samework.rps'))} req/s | ${f2(med('samework.rps') / bare)} × bare |`,
+    `| node:http doing getLastLead's work only (bench/reference-same-work.ts: key look-up and hash check, the query, the v1 body), SQLite ${MAIN} | ${int(med('samework.rps'))} req/s | ${f2(med('samework.rps') / bare)} × bare |`,
     `| json-server 0.17.4, the same ${SMALLEST} leads, member's newest (\`?userId=1&_sort=epoch&_order=desc&_limit=1\`) | ${int(med(`json-server.${SMALLEST}.rps`))} req/s | ${f3(med(`json-server.${SMALLEST}.rps`) / bare)} × bare; leadline SQLite ${SMALLEST} getLastLead = ${f2(med(`last.c10.sqlite.${SMALLEST}.rps`) / med(`json-server.${SMALLEST}.rps`))} × json-server |`,
   ];
   for (const s of served) {
