@@ -34,13 +34,17 @@ const server = spawn(
 // --trace-gc lines: "… Scavenge 36.9 (54.5) -> 26.8 (59.5) MB, 8.54 / 0.31 ms …"; pause = first figure.
 let measuring = false;
 const pauses: number[] = [];
+const kinds = new Map<string, number[]>();
 let pending = '';
 server.stdout!.on('data', (d: Buffer) => {
   const lines = (pending + d.toString()).split('\n');
   pending = lines.pop() ?? '';
   for (const line of lines) {
     const m = /(Scavenge|Mark-Compact|Mark-Sweep).* MB, ([\d.]+) \//.exec(line);
-    if (m !== null && measuring) pauses.push(Number(m[2]));
+    if (m !== null && measuring) {
+      pauses.push(Number(m[2]));
+      kinds.set(m[1]!, [...(kinds.get(m[1]!) ?? []), Number(m[2])]);
+    }
   }
 });
 const base = `http://127.0.0.1:${port}`;
@@ -88,6 +92,10 @@ try {
     `GC pauses during (${pauses.length}): p50 ${ms(pauses, 0.5)} p99 ${ms(pauses, 0.99)} max ${Math.max(...pauses).toFixed(2)} ms; ` +
       `${total.toFixed(0)} ms in all, ${((100 * total) / big.ms).toFixed(1)} % of the answer`,
   );
+  for (const [kind, xs] of kinds)
+    console.log(
+      `  ${kind} (${xs.length}): p50 ${ms(xs, 0.5)} p99 ${ms(xs, 0.99)} max ${Math.max(...xs).toFixed(2)} ms`,
+    );
 } finally {
   server.kill('SIGTERM');
   await new Promise((r) => server.once('exit', r));

@@ -12,9 +12,9 @@
  * What a copy does not carry, and why it does not matter to the figures measured at 10M
  * (getLastLead, team, subteam, the unfiltered v2 first page):
  * - searchable text: SQLite gets no `lead_text` rows for the copies, PostgreSQL copies get empty
- *   `text_fields` and `search`. Copying it triples the build (measured on a 1M-lead store: FTS5
- *   44 s per million copies against 15 s for the leads; the pg_trgm GIN index 70 s per 2M
- *   leads), and none of those reads consults it;
+ *   `text_fields` and `search`. Copying it would triple the build or worse (a trial on a
+ *   1M-lead store: FTS5 took 3× as long as the leads' own rows per million copies, and the
+ *   pg_trgm GIN build as long again as the copies), and none of those reads consults it;
  * - a recomputed `time` label and v1 `fields`: the original's are kept; no query chooses or
  *   orders leads by them, and the answers keep their size.
  *

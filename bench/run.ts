@@ -730,7 +730,7 @@ function report(served: Served[], bounds: { end: number; count: number }, second
   const missing = rs.filter((r) => !Number.isFinite(r.measured));
   if (missing.length > 0)
     throw new Error(`scenarios without a number: ${missing.map((r) => `${r.id} ${r.what}`).join('; ')}`);
-  const cmd = SMOKE ? 'npm run bench:smoke' : `npm run bench${env.BENCH_10M === '1' ? ' (BENCH_10M=1)' : ''}`;
+  const cmd = SMOKE ? 'npm run bench:smoke' : `${env.BENCH_10M === '1' ? 'BENCH_10M=1 ' : ''}npm run bench`;
   const endCommit = git('rev-parse --short HEAD');
   const code =
     `Code measured: commit ${START_COMMIT}${START_DIRTY ? ' with uncommitted changes in src/' : ''}, compiled at the start of the run` +
