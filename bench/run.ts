@@ -440,7 +440,7 @@ async function main(): Promise<string> {
     `http://127.0.0.1:${barePort}/`,
   );
   started.push(bareServer);
-  // P1's second reference: node:http doing getLastLead's own work on the largest SQLite store.
+  // P1's second reference: node:http doing getLastLead's own work on the same (1M) SQLite store.
   const sameWorkStore = served.find((s) => s.engine === 'sqlite' && s.size === MAIN);
   let sameWork: Req | null = null;
   if (sameWorkStore !== undefined) {
@@ -495,8 +495,9 @@ async function main(): Promise<string> {
   for (const s of main) {
     const tag = `${s.engine}.${s.size}`;
     // Each side reads the range twice in a row; the target compares the second reads. The first
-    // reads are kept and reported too: on this shared machine a first read now and then takes
-    // 3× longer on either side (bench/range-reads.ts, bench/misses.md).
+    // reads are kept and reported too: after bulk writes (the 10M builds) part of the store has
+    // left the page cache, and whichever side reads first fetches it back from disk for both
+    // (bench/range-reads.ts shows it with fincore; bench/misses.md).
     jobs.push({
       name: `range.${tag}`,
       run: async () => {
