@@ -56,7 +56,17 @@ async function call(
   key: string,
   agent = 'test-crm/1.0',
 ): Promise<{ status: number; type: string | null; cacheControl: string | null }> {
-  const res = await fetch(`${server.url}${path}`, { headers: { ...auth(key), 'user-agent': agent } });
+  const url = `${server.url}${path}`;
+  const init = { headers: { ...auth(key), 'user-agent': agent } };
+  // A kept-alive socket can be closed by the server (keepAliveTimeout 5 s) just as fetch reuses
+  // it after an idle gap — a CLI run here takes seconds on a loaded machine — and fetch then
+  // fails before the request reached the server. Only that socket error is retried, once: a
+  // request the server did count and answer is never sent twice, so the exact totals hold.
+  const res = await fetch(url, init).catch((err: unknown) => {
+    const code = (err as { cause?: { code?: string } }).cause?.code;
+    if (code !== 'UND_ERR_SOCKET' && code !== 'ECONNRESET') throw err;
+    return fetch(url, init);
+  });
   const body = await res.text();
   const type = res.status >= 400 ? (JSON.parse(body) as { type: string }).type : null;
   return { status: res.status, type, cacheControl: res.headers.get('cache-control') };
