@@ -8,11 +8,10 @@
  *
  * Needs member 1 (an admin of team 1) in the store; a legacy-v1 key for it is created.
  */
-import { spawn } from 'node:child_process';
 import { createKey } from '../src/domain/keys.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import { BIN, freePort, SERVER_ENV } from './lib.js';
+import { BIN, freePort, SERVER_ENV, startPinned, stop } from './lib.js';
 import { probe, quantile, readAll } from './load.js';
 
 const [flag, where] = process.argv.slice(2);
@@ -25,37 +24,26 @@ await store.migrate();
 const { key } = await createKey(store, { member: 1, legacyV1: true });
 await store.close();
 
-const port = await freePort();
-const server = spawn(
-  'taskset',
-  ['-c', '0', process.execPath, '--trace-gc', BIN, flag, where, 'serve', '--port', String(port)],
-  { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...SERVER_ENV } },
-);
 // --trace-gc lines: "… Scavenge 36.9 (54.5) -> 26.8 (59.5) MB, 8.54 / 0.31 ms …"; pause = first figure.
 let measuring = false;
 const pauses: number[] = [];
 const kinds = new Map<string, number[]>();
-let pending = '';
-server.stdout!.on('data', (d: Buffer) => {
-  const lines = (pending + d.toString()).split('\n');
-  pending = lines.pop() ?? '';
-  for (const line of lines) {
+const port = await freePort();
+const server = await startPinned(
+  'leadline',
+  0,
+  ['--trace-gc', BIN, flag, where, 'serve', '--port', String(port)],
+  SERVER_ENV,
+  `http://127.0.0.1:${port}/healthz`,
+  (line) => {
     const m = /(Scavenge|Mark-Compact|Mark-Sweep).* MB, ([\d.]+) \//.exec(line);
     if (m !== null && measuring) {
       pauses.push(Number(m[2]));
       kinds.set(m[1]!, [...(kinds.get(m[1]!) ?? []), Number(m[2])]);
     }
-  }
-});
-const base = `http://127.0.0.1:${port}`;
-for (let i = 0; ; i++) {
-  try {
-    if ((await fetch(`${base}/healthz`)).ok) break;
-  } catch {
-    if (i > 300) throw new Error('leadline did not start');
-  }
-  await new Promise((r) => setTimeout(r, 100));
-}
+  },
+);
+const base = server.url;
 try {
   const auth = `Bearer ${key}`;
   const last = { url: `${base}/api/pub/leads/getLastLead`, auth };
@@ -97,6 +85,5 @@ try {
       `  ${kind} (${xs.length}): p50 ${ms(xs, 0.5)} p99 ${ms(xs, 0.99)} max ${Math.max(...xs).toFixed(2)} ms`,
     );
 } finally {
-  server.kill('SIGTERM');
-  await new Promise((r) => server.once('exit', r));
+  await stop(server);
 }

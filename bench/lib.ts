@@ -25,18 +25,30 @@ export interface Target {
   child: ChildProcess;
 }
 
-/** Starts `node <args>` pinned to `cpu` (taskset), waits until GET `ready` answers. */
+/**
+ * Starts `node <args>` pinned to `cpu` (taskset), waits until GET `ready` answers. `onLine`, if
+ * given, receives each line the process writes to stdout (otherwise stdout is discarded).
+ */
 export async function startPinned(
   name: string,
   cpu: number,
   args: string[],
   env: Record<string, string>,
   ready: string,
+  onLine?: (line: string) => void,
 ): Promise<Target> {
   const child = spawn('taskset', ['-c', String(cpu), process.execPath, ...args], {
     env: { ...process.env, ...env },
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', onLine === undefined ? 'ignore' : 'pipe', 'inherit'],
   });
+  if (onLine !== undefined) {
+    let pending = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      const lines = (pending + d.toString()).split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) onLine(line);
+    });
+  }
   const t0 = Date.now();
   for (;;) {
     try {
