@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+
 /**
  * The only reader of the environment. Every setting is validated at start; all bad variables
  * are reported together and the process exits non-zero (see `ConfigError`).
@@ -26,6 +28,17 @@ export interface Config {
   usageFlushMs: number;
   /** Failed authentications one client address may make per minute before it is refused. */
   authFailureLimit: number;
+  /**
+   * Which proxies' `X-Forwarded-For` to believe (Fastify's `trustProxy`): `false` (the socket's
+   * address is the client), a hop count, or the proxies' addresses and CIDR ranges.
+   */
+  trustProxy: false | number | string[];
+  /** Origins a browser may call the API from (CORS); empty: no cross-origin calls. */
+  corsOrigins: string[];
+  /** How far in the future a capture time may lie (clock skew of the collecting devices). */
+  captureToleranceMs: number;
+  /** The largest import record (one NDJSON line), in bytes. */
+  importMaxRecordBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -110,6 +123,9 @@ export function loadConfig(
     );
   }
 
+  const trustProxy = parseTrustProxy(get('LEADLINE_TRUST_PROXY'), problems);
+  const corsOrigins = parseOrigins(get('LEADLINE_CORS_ORIGINS'), problems);
+
   const config: Config = {
     port,
     host: overrides.host ?? get('HOST') ?? '127.0.0.1',
@@ -133,7 +149,70 @@ export function loadConfig(
     shutdownGraceMs: int('LEADLINE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     usageFlushMs: int('LEADLINE_USAGE_FLUSH_MS', 5_000, 100, 3_600_000),
     authFailureLimit: int('LEADLINE_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
+    trustProxy,
+    corsOrigins,
+    captureToleranceMs: int('LEADLINE_CAPTURE_TOLERANCE_SECONDS', 86_400, 0, 31_536_000) * 1000,
+    importMaxRecordBytes: int('LEADLINE_IMPORT_MAX_RECORD_BYTES', 1_048_576, 1024, 268_435_456),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * `LEADLINE_TRUST_PROXY`: unset, `false` or `off` — no proxy is trusted; a whole number — that
+ * many proxy hops in front of the service; otherwise a comma-separated list of addresses and
+ * CIDR ranges (e.g. `10.0.0.0/8, 127.0.0.1`). `true` (trust any sender) is refused on purpose:
+ * it lets every client choose its own address.
+ */
+function parseTrustProxy(raw: string | undefined, problems: string[]): Config['trustProxy'] {
+  if (raw === undefined || raw === 'false' || raw === 'off') return false;
+  if (/^\d+$/.test(raw)) {
+    const hops = Number(raw);
+    if (hops >= 1 && hops <= 32) return hops;
+    problems.push(`LEADLINE_TRUST_PROXY=${JSON.stringify(raw)}: a hop count is from 1 to 32`);
+    return false;
+  }
+  const entries = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  const bad = entries.filter((e) => !isAddressOrCidr(e));
+  if (bad.length > 0 || entries.length === 0) {
+    problems.push(
+      `LEADLINE_TRUST_PROXY=${JSON.stringify(raw)}: expected off, a hop count, or addresses/CIDR ranges such as 10.0.0.0/8,127.0.0.1`,
+    );
+    return false;
+  }
+  return entries;
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  const [address, bits, ...rest] = entry.split('/');
+  const family = isIP(address ?? '');
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  return /^\d+$/.test(bits) && Number(bits) <= (family === 4 ? 32 : 128);
+}
+
+/** `LEADLINE_CORS_ORIGINS`: comma-separated origins, each `scheme://host[:port]` and nothing more. */
+function parseOrigins(raw: string | undefined, problems: string[]): string[] {
+  if (raw === undefined) return [];
+  const origins = raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+  for (const origin of origins) {
+    let ok = false;
+    try {
+      ok = /^https?:$/.test(new URL(origin).protocol) && new URL(origin).origin === origin;
+    } catch {
+      ok = false;
+    }
+    if (!ok) {
+      problems.push(
+        `LEADLINE_CORS_ORIGINS: ${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path, no trailing slash)`,
+      );
+    }
+  }
+  return origins;
 }
