@@ -66,19 +66,7 @@ export function loadConfig(
   overrides: Partial<Pick<Config, 'port' | 'host' | 'dbPath' | 'databaseUrl'>> = {},
 ): Config {
   const problems: string[] = [];
-  const get = (name: string): string | undefined => {
-    const v = env[name];
-    return v === undefined || v === '' ? undefined : v;
-  };
-  const int = (name: string, fallback: number, min: number, max: number): number => {
-    const raw = get(name);
-    if (raw === undefined) return fallback;
-    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
-      problems.push(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
-      return fallback;
-    }
-    return Number(raw);
-  };
+  const { get, int } = envReader(env, problems);
   const time = (name: string): number | null => {
     const raw = get(name);
     if (raw === undefined) return null;
@@ -151,11 +139,50 @@ export function loadConfig(
     authFailureLimit: int('LEADLINE_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
     trustProxy,
     corsOrigins,
-    captureToleranceMs: int('LEADLINE_CAPTURE_TOLERANCE_SECONDS', 86_400, 0, 31_536_000) * 1000,
-    importMaxRecordBytes: int('LEADLINE_IMPORT_MAX_RECORD_BYTES', 1_048_576, 1024, 268_435_456),
+    ...importSettings(int),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+type ImportConfig = Pick<Config, 'captureToleranceMs' | 'importMaxRecordBytes'>;
+
+/**
+ * The settings `leadline import` obeys, alone: the import needs these two, and a bad server
+ * setting (a port, say) must not stop it. Throws `ConfigError` like `loadConfig`.
+ */
+export function loadImportConfig(env: Env = process.env): ImportConfig {
+  const problems: string[] = [];
+  const settings = importSettings(envReader(env, problems).int);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return settings;
+}
+
+function importSettings(int: IntReader): ImportConfig {
+  return {
+    captureToleranceMs: int('LEADLINE_CAPTURE_TOLERANCE_SECONDS', 86_400, 0, 31_536_000) * 1000,
+    importMaxRecordBytes: int('LEADLINE_IMPORT_MAX_RECORD_BYTES', 1_048_576, 1024, 268_435_456),
+  };
+}
+
+type IntReader = (name: string, fallback: number, min: number, max: number) => number;
+
+/** Reads variables, an empty one as unset; a bad integer is added to `problems` and its fallback used. */
+function envReader(env: Env, problems: string[]): { get(name: string): string | undefined; int: IntReader } {
+  const get = (name: string): string | undefined => {
+    const v = env[name];
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const int: IntReader = (name, fallback, min, max) => {
+    const raw = get(name);
+    if (raw === undefined) return fallback;
+    if (!/^\d+$/.test(raw) || Number(raw) < min || Number(raw) > max) {
+      problems.push(`${name}=${JSON.stringify(raw)}: expected an integer from ${min} to ${max}`);
+      return fallback;
+    }
+    return Number(raw);
+  };
+  return { get, int };
 }
 
 /**
