@@ -185,7 +185,7 @@ export interface Collector {
 export interface NewLead {
   teamId: number;
   memberId: number;
-  /** The v1 `id`; null (v2 creation): the lead's storage seq, as decimal text. */
+  /** The v1 `id`; null (v2 creation): the store draws a random one (lead-id.ts). */
   id: string | null;
   epoch: number;
   time: string;

@@ -349,11 +349,12 @@ for (const engine of enginesUnderTest()) {
       assert.deepEqual(ids(mine.leads), ['c2000', 'c100-later']);
     });
 
-    test('create: stored at once, visible to every read; no v1 id → its seq', async () => {
+    test('create: stored at once, visible to every read; no v1 id → a random one', async () => {
       const result = await store.leads.create(created(8, 81, 500, 'Nina Created'), null);
       assert.equal(result.kind, 'created');
       const lead = (result as { lead: Lead }).lead;
-      assert.equal(lead.id, String(lead.seq));
+      assert.match(lead.id, /^[1-9][0-9]{15}$/);
+      assert.notEqual(lead.id, String(lead.seq));
       assert.match(lead.uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
       assert.equal(lead.source, 'QR_CODE_SCAN');
       assert.deepEqual([lead.firstName, lead.lastName, lead.userEmail], ['Nina', 'Created', 'm81@t.test']);

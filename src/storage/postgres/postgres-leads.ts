@@ -2,6 +2,7 @@ import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Sql, TransactionSql } from 'postgres';
 import type { Lead } from '../../domain/lead.js';
 import { uuid7 } from '../../domain/uuid7.js';
+import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
 import { LEAD_COLUMNS, type LeadRow, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
 import type {
   ChangesPage,
@@ -182,9 +183,10 @@ export class PostgresLeadStore implements LeadStore {
       }
       const [next] = await tx<{ seq: number }[]>`SELECT nextval('leads_seq') AS seq`;
       const seq = next!.seq;
+      const id = lead.id ?? (await freeLeadId(tx, lead));
       await tx`INSERT INTO leads (team_id, seq, member_id, lead_id, epoch, time, user_pid, kind, location_shared,
           lat, long, fields, uuid, created_at, source, has_email, first_name, last_name, text_fields, search)
-        VALUES (${lead.teamId}, ${seq}, ${lead.memberId}, ${lead.id ?? String(seq)}, ${lead.epoch}, ${lead.time},
+        VALUES (${lead.teamId}, ${seq}, ${lead.memberId}, ${id}, ${lead.epoch}, ${lead.time},
           ${lead.userPid}, ${lead.kind}, ${lead.locationShared}, ${lead.lat}, ${lead.long}, ${lead.fields}, ${uuid},
           ${now}, ${lead.source}, ${hasEmail(lead.text)}, ${lead.firstName}, ${lead.lastName},
           ${tx.array(lead.text)}::text[], ${searchText(lead.text)})`;
@@ -196,6 +198,21 @@ export class PostgresLeadStore implements LeadStore {
       return { kind: 'created', lead: toLead(row!) };
     })) as CreateResult;
   }
+}
+
+/**
+ * A random v1 id (lead-id.ts) that none of the member's leads has; the lookup is a prefix of
+ * leads_identity. Two transactions drawing the same one of 2^53 ids for one member at one
+ * instant would meet leads_identity's unique violation: a chance not worth a lock.
+ */
+async function freeLeadId(tx: TransactionSql, lead: NewLead): Promise<string> {
+  for (let i = 0; i < LEAD_ID_DRAWS; i++) {
+    const id = leadIds.draw();
+    const taken = await tx`SELECT 1 FROM leads
+      WHERE team_id = ${lead.teamId} AND member_id = ${lead.memberId} AND lead_id = ${id} LIMIT 1`;
+    if (taken.length === 0) return id;
+  }
+  throw leadIdExhausted();
 }
 
 async function rowsOf<R = LeadRow>(sql: Sql | TransactionSql, query: Query): Promise<R[]> {

@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Lead } from '../../domain/lead.js';
 import { uuid7 } from '../../domain/uuid7.js';
+import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
 import { LEAD_COLUMNS, type LeadRow, toLead } from '../rows.js';
 import type { CreateResult, IdempotencyClaim, NewLead } from '../store.js';
 import { INSERT_LEAD_TEXT } from './migrations.js';
@@ -23,7 +24,8 @@ export class SqliteLeadCreator {
       addClaim: db.prepare(`INSERT INTO idempotency_keys (key_id, key, body_hash, lead_uuid, created_at)
         VALUES (?, ?, ?, ?, ?)`),
       insert: db.prepare(`${LEAD_INSERT} RETURNING seq`),
-      seqAsId: db.prepare('UPDATE leads SET lead_id = ? WHERE seq = ?'),
+      // A prefix of leads_identity (team_id, member_id, lead_id, epoch): one index seek.
+      idTaken: db.prepare('SELECT 1 FROM leads WHERE team_id = ? AND member_id = ? AND lead_id = ? LIMIT 1'),
       insertText: db.prepare(INSERT_LEAD_TEXT),
       byUuid: db
         .prepare(`SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
@@ -54,12 +56,20 @@ export class SqliteLeadCreator {
       if (seen !== undefined) this.stmts.dropClaim.run(claim.keyId, claim.key);
     }
     const uuid = uuid7(now);
-    // Without a v1 id the lead's seq becomes it, known only once inserted: the uuid holds the place.
-    const { seq } = this.stmts.insert.get(leadValues(lead, lead.id ?? uuid, uuid, now)) as { seq: number };
-    if (lead.id === null) this.stmts.seqAsId.run(String(seq), seq);
+    const id = lead.id ?? this.freeId(lead);
+    const { seq } = this.stmts.insert.get(leadValues(lead, id, uuid, now)) as { seq: number };
     this.stmts.insertText.run(leadTextValues(seq, lead));
     if (claim !== null) this.stmts.addClaim.run(claim.keyId, claim.key, claim.bodyHash, uuid, now);
     return { kind: 'created', lead: this.byUuid(uuid)! };
+  }
+
+  /** A random v1 id (lead-id.ts) that none of the member's leads has, checked under the write lock. */
+  private freeId(lead: NewLead): string {
+    for (let i = 0; i < LEAD_ID_DRAWS; i++) {
+      const id = leadIds.draw();
+      if (this.stmts.idTaken.get(lead.teamId, lead.memberId, id) === undefined) return id;
+    }
+    throw leadIdExhausted();
   }
 
   private byUuid(uuid: string): Lead | null {
