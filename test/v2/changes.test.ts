@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { CursorCodec } from '../../src/domain/cursor.js';
 import type { V2Lead } from '../../src/schemas/v2.js';
 import { enginesUnderTest } from '../engines.js';
 import { eventually, load } from '../helpers.js';
 import { assertInvalidParams } from '../v1/http-assert.js';
 import { assertV2Ok, assertV2Problem, get, legacyIds, post, V2 } from './client.js';
+import { asSignedCursor, cursorBytes } from './legacy-cursor.js';
 import { at, buildSearchFixture, M, type SearchFixture } from './search-fixture.js';
 
 interface ChangesPage {
@@ -88,6 +90,31 @@ for (const engine of enginesUnderTest()) {
         assertInvalidParams(assertV2Problem(res, 400, 'invalid-parameters'), ['limit']);
       }
       const theirs = (await changes(fx.app, fx.key.outsider)).pollCursor;
+      const res = await get(fx.app, `${V2}/changes?cursor=${encodeURIComponent(theirs)}`, fx.key.admin);
+      assertInvalidParams(assertV2Problem(res, 400, 'invalid-parameters'), ['cursor']);
+    });
+
+    it('feed cursors are sealed; old signed ones still continue the feed, for their team only', async () => {
+      const first = await eventually(async () => {
+        const page = await changes(fx.app, fx.key.admin, undefined, 2);
+        assert.ok(page.nextCursor !== null);
+        return page;
+      });
+      const cursor = first.nextCursor as string;
+      // The position (seq; on PostgreSQL txid:seq) is there for the store's key, not for the eye.
+      const position = new CursorCodec(await fx.store.secret('v2-cursor')).open(cursor).p as string;
+      const shown = cursorBytes(cursor);
+      const parts = position.split(':').filter((part) => part.length >= 4); // short ones match by chance
+      for (const hidden of [JSON.stringify(position), '"p":', ...parts]) {
+        assert.ok(!shown.includes(hidden), `${hidden} readable in ${cursor}`);
+      }
+      const old = await asSignedCursor(fx.store, cursor);
+      const viaOld = await drain(fx.app, fx.key.admin, old, 100);
+      const viaSealed = await drain(fx.app, fx.key.admin, cursor, 100);
+      assert.ok(viaOld.leads.length > 0);
+      assert.deepEqual(legacyIds(viaOld.leads), legacyIds(viaSealed.leads));
+      assert.ok(!legacyIds(viaOld.leads).some((id) => legacyIds(first.leads).includes(id)), 'goes on after');
+      const theirs = await asSignedCursor(fx.store, (await changes(fx.app, fx.key.outsider)).pollCursor);
       const res = await get(fx.app, `${V2}/changes?cursor=${encodeURIComponent(theirs)}`, fx.key.admin);
       assertInvalidParams(assertV2Problem(res, 400, 'invalid-parameters'), ['cursor']);
     });

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { CursorCodec } from '../../src/domain/cursor.js';
 import type { Store } from '../../src/storage/store.js';
 import { enginesUnderTest, makeEngineStore } from '../engines.js';
 import { keyFor, load, makeApp } from '../helpers.js';
 import { assertInvalidParams } from '../v1/http-assert.js';
 import { assertV2Ok, assertV2Problem, legacyIds, post, search, searchAll, V2 } from './client.js';
+import { asSignedCursor, cursorBytes } from './legacy-cursor.js';
 
 /** One millisecond shared by thousands of leads: only the keyset's second part tells them apart. */
 const MS = Date.parse('2025-06-01T12:00:00.123Z');
@@ -152,6 +154,40 @@ for (const engine of enginesUnderTest()) {
       const next = await search(app, keyA, { ...team, limit: 5, cursor });
       assert.equal(next.leads.length, 5);
       assert.ok(!legacyIds(first.leads).includes(next.leads[0]?.legacyLeadId ?? ''));
+    });
+
+    it('cursors are sealed (no position readable, new each time) and old signed ones still go on', async () => {
+      const body = { ...team, limit: 10 };
+      const first = await search(app, keyA, body);
+      const cursor = first.nextCursor;
+      assert.ok(cursor !== null);
+      const again = await search(app, keyA, body);
+      assert.deepEqual(legacyIds(again.leads), legacyIds(first.leads));
+      assert.notEqual(again.nextCursor, cursor, 'the same page, a fresh cursor');
+      // What the cursor carries, read with the store's key: none of it shows without the key.
+      const position = new CursorCodec(await store.secret('v2-cursor')).open(cursor).p as {
+        epoch: number;
+        seq: number;
+      };
+      assert.equal(position.epoch, Date.parse(first.leads.at(-1)?.captureDatetime ?? ''));
+      const shown = cursorBytes(cursor);
+      for (const hidden of [JSON.stringify(position), String(position.epoch), `"seq":${position.seq}`]) {
+        assert.ok(!shown.includes(hidden), `${hidden} readable in ${cursor}`);
+      }
+      // A cursor issued before issue 21 (signed, readable) continues the same search.
+      const old = await asSignedCursor(store, cursor);
+      const viaOld = await search(app, keyA, { ...body, cursor: old });
+      const viaSealed = await search(app, keyA, { ...body, cursor });
+      assert.equal(viaOld.leads.length, 10);
+      assert.deepEqual(legacyIds(viaOld.leads), legacyIds(viaSealed.leads));
+      // ... and stays bound to its team and filters.
+      for (const [key, other] of [
+        [keyB, { filters: { teamId: TEAM_B }, cursor: old }],
+        [keyA, { filters: { teamId: TEAM_A, hasEmail: false }, cursor: old }],
+      ] as const) {
+        const p = assertV2Problem(await post(app, `${V2}/search`, key, other), 400, 'invalid-parameters');
+        assertInvalidParams(p, ['/cursor']);
+      }
     });
   });
 }
