@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { MemoryRateLimiter, type RateLimiter } from '../../domain/rate-limit.js';
 import { MigrationError } from '../migration-error.js';
 import type { ImportWriter, MigrationReport, Store } from '../store.js';
 import { LATEST_VERSION, migrate } from './migrations.js';
 import { SqliteDirectoryStore } from './sqlite-directory.js';
+import { createStoreFile } from './sqlite-file.js';
 import { SqliteImportWriter } from './sqlite-import.js';
 import { SqliteKeyStore } from './sqlite-keys.js';
 import { SqliteLeadStore } from './sqlite-leads.js';
@@ -27,9 +26,9 @@ export class SqliteStore implements Store {
 
   private constructor(private readonly db: Database.Database) {}
 
-  /** Opens (creating if needed) the file. Call `migrate()` before using the stores. */
+  /** Opens (creating if needed, owner-only: sqlite-file.ts) the file. Call `migrate()` before using the stores. */
   static open(path: string): SqliteStore {
-    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    createStoreFile(path);
     const db = new Database(path);
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
