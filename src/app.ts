@@ -9,6 +9,7 @@ import { adminRoutes } from './http/admin.js';
 import { clientErrorHandler, throttleAuthFailures } from './http/client-limits.js';
 import { pageRoutes } from './http/pages.js';
 import { errorHandler, STORE_RETRY_AFTER_SECONDS, sendProblem } from './http/problem.js';
+import { hasDotSegment } from './http/request-path.js';
 import { countUsage } from './http/usage.js';
 import { BrownoutSchedule } from './http/v1/brownout-schedule.js';
 import { deprecationHeaders, V1_PREFIX } from './http/v1/deprecation.js';
@@ -31,6 +32,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
     genReqId: () => randomUUID(),
     requestIdHeader: false,
+    // Behind a load balancer: whose X-Forwarded-For names the client (docs/scaling.md).
+    // A hop count as a function: Fastify's types leave out the number form its runtime takes.
+    trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: 64 * 1024,
     requestTimeout: 30_000,
     // Slow clients (R2): the whole header block within 10 s, idle keep-alive sockets closed after 5 s.
@@ -43,7 +47,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // hook runs, so the usual headers are set here; the URL is never quoted back (R2).
     frameworkErrors: (err, request, reply) => {
       reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
-      if (request.raw.url?.startsWith(V1_PREFIX)) reply.headers(deprecationHeaders(config));
+      // No route was matched: the path as sent, its slashes collapsed as the router would.
+      if (request.raw.url?.replace(/\/{2,}/g, '/').startsWith(V1_PREFIX))
+        reply.headers(deprecationHeaders(config));
       if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
         return sendProblem(reply, config.publicUrl, 'not-found', 'No resource at this path.');
       }
@@ -57,6 +63,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
+    if (hasDotSegment(request.url)) throw new AppError('not-found', 'No resource at this path.');
   });
   app.setErrorHandler(errorHandler(config.publicUrl));
   app.setNotFoundHandler((request, reply) =>
@@ -98,4 +105,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await v2Routes(app, api);
   await adminRoutes(app, api);
   return app;
+}
+
+/** Trusts the nearest `hops` proxies, as Fastify's numeric `trustProxy` does (proxy-addr). */
+function trustHops(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
 }

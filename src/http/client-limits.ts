@@ -11,7 +11,7 @@ import { PROBLEMS, problemType } from './problem.js';
 export function throttleAuthFailures(app: FastifyInstance, limit: number, now: () => number): void {
   const throttle = new AuthFailureThrottle(limit, 60_000);
   app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith('/api/')) return;
+    if (request.routeOptions.url?.startsWith('/api/') !== true) return;
     const wait = throttle.retryAfter(request.ip, now());
     if (wait === null) return;
     reply.header('retry-after', String(wait));

@@ -1,6 +1,17 @@
+import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 
 export const V1_PREFIX = '/api/pub/leads/';
+
+/**
+ * Whether the router matched this request to a v1 route: one of the operations, or the prefix's
+ * catch-all (src/http/v1/routes.ts). Every v1 decision reads this, never the URL as sent: the
+ * router collapses duplicate slashes and decodes `%xx`, so `//api/pub/%6Ceads/getLastLead` is
+ * `getLastLead`, and must get its gates (sunset, brownouts, freeze, headers, ledger).
+ */
+export function isV1Route(request: FastifyRequest): boolean {
+  return request.routeOptions.url?.startsWith(V1_PREFIX) === true;
+}
 
 /**
  * The deprecation signals every v1 response carries, errors included (v1-contract C6):

@@ -18,7 +18,7 @@ import { countAgainstQuota } from '../caller.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { markUsage } from '../usage.js';
 import type { BrownoutSchedule } from './brownout-schedule.js';
-import { deprecationHeaders, V1_PREFIX } from './deprecation.js';
+import { deprecationHeaders, isV1Route, V1_PREFIX } from './deprecation.js';
 import { getLastLead } from './get-last-lead.js';
 import { getLastLeadSubTeam } from './get-last-lead-sub-team.js';
 import { getLastLeadTeam } from './get-last-lead-team.js';
@@ -49,9 +49,10 @@ const OTHER_METHODS = ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE', 'QU
 /** The five v1 operations (seed "Endpoints"; v1-contract C1–C6). */
 export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void> {
   const signals = deprecationHeaders(deps.config);
+  const guide = `${deps.config.publicUrl}/docs/v1-reference`;
   // Every response under the v1 prefix carries the deprecation signals, errors and 404s included.
   app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith(V1_PREFIX)) return;
+    if (!isV1Route(request)) return;
     reply.headers(signals);
     // After the sunset every v1 call is gone, whatever its path, method or key (C7).
     if (isSunset(deps.config.v1, deps.now())) await refuseAfterSunset(request, deps);
@@ -77,12 +78,17 @@ export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void
       },
     });
   }
+  // Any other path the router files under the prefix is a v1 404 — with the v1 signals, and 410
+  // after the sunset — whichever way it was spelled: the decision follows the matched route.
+  app.all(`${V1_PREFIX}*`, async () => {
+    throw new AppError('not-found', `No v1 operation at this path; the five are listed at ${guide}.`);
+  });
 }
 
 /** Counts the call for its key when it has a valid one (the report shows who still tries), then 410. */
 async function refuseAfterSunset(request: FastifyRequest, deps: V1Deps): Promise<never> {
-  const name = request.url.slice(V1_PREFIX.length).split(/[/?]/)[0] ?? '';
-  const operation = V1_OPERATIONS.some((op) => op.name === name) ? name : 'other';
+  const name = request.routeOptions.url?.slice(V1_PREFIX.length);
+  const operation = V1_OPERATIONS.some((op) => op.name === name) ? (name as string) : 'other';
   try {
     const caller = await authenticate(request, deps.store.keys, deps.now());
     markUsage(request, { keyId: caller.keyId, api: 'v1', operation });
