@@ -45,6 +45,15 @@ export function isWellFormedKey(candidate: string): boolean {
   return checksum(body) === candidate.slice(KEY_LENGTH - CHECKSUM_LENGTH);
 }
 
+/**
+ * The key an `Authorization` header presents — `<key>` or `Bearer <key>` (v1-contract C2) — or
+ * null when it holds none that is well-formed.
+ */
+export function presentedKey(header: string | undefined): string | null {
+  const key = /^(?:bearer\s+)?(\S+)$/i.exec(header?.trim() ?? '')?.[1];
+  return key !== undefined && isWellFormedKey(key) ? key : null;
+}
+
 export function hashKey(key: string): Buffer {
   return createHash('sha256').update(key).digest();
 }

@@ -1,37 +1,78 @@
 /**
- * Repeated authentication failures from one client address are throttled (issue 7, R7): after
- * `limit` failures within a window the address is refused until the window ends, whatever key
- * it sends — guessing keys gets slow, and a client stuck with a revoked key stops hammering the
- * store. Counted in this instance's memory: an attacker spread over N instances gets N × limit,
+ * Repeated authentication failures from one client address are throttled (issue 7 R7, issue 21
+ * R10): after `limit` failures within a window the address is throttled until the window ends.
+ * Guessing keys gets slow, and a client stuck with a revoked key stops hammering the store.
+ *
+ * One address may be many clients (a NAT, or a load balancer whose `X-Forwarded-For` is not
+ * trusted), so a throttled address is not refused wholesale:
+ * - a key this instance has seen authenticate recently is let through: it goes on being served;
+ * - any other well-formed key is let through to the store at most once per `lookupIntervalMs`
+ *   (a new valid key gets in, and the store sees a bounded trickle of unknown keys);
+ * - everything else is refused with the time until the next chance.
+ * Counted in this instance's memory: spread over N instances an address gets N times as much,
  * still a bound.
  */
 export class AuthFailureThrottle {
-  private readonly failures = new Map<string, { windowStart: number; count: number }>();
+  private readonly failures = new Map<string, { windowStart: number; count: number; lookupAt: number }>();
+  /** Hashes of keys that authenticated, with the time each was last seen doing so. */
+  private readonly known = new Map<string, number>();
 
   constructor(
     readonly limit: number,
     readonly windowMs: number,
+    readonly lookupIntervalMs = 10_000,
+    /** How long a key that authenticated stays one that goes through: an hour. */
+    readonly knownForMs = 3_600_000,
+    readonly knownKeysMax = 10_000,
   ) {}
 
-  /** Seconds until `address` may try again, or null when it is not throttled. */
-  retryAfter(address: string, now: number): number | null {
+  /**
+   * Seconds until a request from `address` presenting `keyHash` (null: no well-formed key) may
+   * try again, or null when it may go on to authentication now.
+   */
+  admit(address: string, keyHash: string | null, now: number): number | null {
     const f = this.failures.get(address);
     if (f === undefined || now - f.windowStart >= this.windowMs || f.count < this.limit) return null;
-    return Math.max(1, Math.ceil((f.windowStart + this.windowMs - now) / 1000));
+    const windowEnd = f.windowStart + this.windowMs;
+    if (keyHash === null) return seconds(windowEnd - now);
+    const seen = this.known.get(keyHash);
+    if (seen !== undefined && now - seen < this.knownForMs) return null;
+    const next = f.lookupAt + this.lookupIntervalMs;
+    if (now >= next) {
+      f.lookupAt = now;
+      return null;
+    }
+    return seconds(Math.min(next, windowEnd) - now);
   }
 
-  failed(address: string, now: number): void {
+  /** A failed authentication from `address`; a key that fails is no longer one that was seen. */
+  failed(address: string, keyHash: string | null, now: number): void {
+    if (keyHash !== null) this.known.delete(keyHash);
     const f = this.failures.get(address);
     if (f === undefined || now - f.windowStart >= this.windowMs) {
       if (this.failures.size >= 100_000) this.prune(now);
-      this.failures.set(address, { windowStart: now, count: 1 });
+      this.failures.set(address, { windowStart: now, count: 1, lookupAt: 0 });
     } else {
       f.count++;
     }
+  }
+
+  /** A key that authenticated (the oldest entry goes when the set is full). */
+  succeeded(keyHash: string, now: number): void {
+    this.known.delete(keyHash);
+    if (this.known.size >= this.knownKeysMax) {
+      const oldest = this.known.keys().next();
+      if (oldest.done !== true) this.known.delete(oldest.value);
+    }
+    this.known.set(keyHash, now);
   }
 
   private prune(now: number): void {
     for (const [address, f] of this.failures)
       if (now - f.windowStart >= this.windowMs) this.failures.delete(address);
   }
+}
+
+function seconds(ms: number): number {
+  return Math.max(1, Math.ceil(ms / 1000));
 }

@@ -1,18 +1,29 @@
 import type { Socket } from 'node:net';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { hashKey, presentedKey } from '../domain/api-key.js';
 import { AuthFailureThrottle } from '../domain/auth-throttle.js';
 import { AppError, type ErrorCode } from '../domain/errors.js';
 import { PROBLEMS, problemType } from './problem.js';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The presented key's hash, once the throttle needed it (null: none well-formed). */
+    keyHash: string | null | undefined;
+  }
+}
+
 /**
- * Throttles client addresses that keep failing authentication (R7): every 401 counts against the
- * address; past the limit, its API requests are refused with 429 before any key is looked up.
+ * Throttles client addresses that keep failing authentication (R7, R10): every 401 counts against
+ * the address; past the limit its API requests are refused with 429 before any key is looked up
+ * — except keys that have authenticated on this instance, and a trickle of others (see
+ * AuthFailureThrottle). Which requests are API requests follows the matched route.
  */
 export function throttleAuthFailures(app: FastifyInstance, limit: number, now: () => number): void {
   const throttle = new AuthFailureThrottle(limit, 60_000);
+  app.decorateRequest('keyHash', undefined);
   app.addHook('onRequest', async (request, reply) => {
     if (request.routeOptions.url?.startsWith('/api/') !== true) return;
-    const wait = throttle.retryAfter(request.ip, now());
+    const wait = throttle.admit(request.ip, keyHashOf(request), now());
     if (wait === null) return;
     reply.header('retry-after', String(wait));
     throw new AppError(
@@ -21,8 +32,21 @@ export function throttleAuthFailures(app: FastifyInstance, limit: number, now: (
     );
   });
   app.addHook('onResponse', async (request, reply) => {
-    if (reply.statusCode === 401) throttle.failed(request.ip, now());
+    if (reply.statusCode === 401) throttle.failed(request.ip, keyHashOf(request), now());
+    else if (request.usage !== null && request.usage !== undefined) {
+      // The key authenticated (the usage mark is set only then).
+      const hash = keyHashOf(request);
+      if (hash !== null) throttle.succeeded(hash, now());
+    }
   });
+}
+
+function keyHashOf(request: FastifyRequest): string | null {
+  if (request.keyHash === undefined) {
+    const key = presentedKey(request.headers.authorization);
+    request.keyHash = key === null ? null : hashKey(key).toString('base64');
+  }
+  return request.keyHash;
 }
 
 /**

@@ -11,7 +11,7 @@ import { fixtureAt } from './world.js';
 /**
  * R7: no key recoverable from a store dump; a key revoked is refused by a second instance on the
  * same store within 1 s (measured over several revocations); repeated authentication failures
- * from one address are throttled.
+ * from one address are throttled, a good key from it still served (R10).
  */
 const TRIALS = Number(process.env.RELIABILITY_R7_TRIALS ?? 10);
 after(stopAll);
@@ -82,7 +82,8 @@ for (const engine of enginesUnderTest()) {
           `revocation seen after ${sorted.at(-1)} ms`,
         );
         assert.equal(firstThrottled, 30, 'the 31st failure from one address is throttled');
-        assert.equal(goodKeyAfter, 429);
+        // R10: a good key from the throttled address is still served (issue 21).
+        assert.equal(goodKeyAfter, 200);
       } finally {
         await fx.cleanup();
       }

@@ -69,4 +69,29 @@ describe('configuration (issue 2 §7)', () => {
     const c = loadConfig({ LEADLINE_V1_SUNSET_AT: '2027-01-01T00:00:00+02:00' });
     assert.equal(c.v1.sunsetAt, Date.parse('2026-12-31T22:00:00Z'));
   });
+
+  test('LEADLINE_TRUST_PROXY: off, a hop count, or addresses and CIDR ranges; never "true"', () => {
+    assert.equal(loadConfig({}).trustProxy, false);
+    assert.equal(loadConfig({ LEADLINE_TRUST_PROXY: 'off' }).trustProxy, false);
+    assert.equal(loadConfig({ LEADLINE_TRUST_PROXY: '2' }).trustProxy, 2);
+    assert.deepEqual(loadConfig({ LEADLINE_TRUST_PROXY: '10.0.0.0/8, 127.0.0.1,::1' }).trustProxy, [
+      '10.0.0.0/8',
+      '127.0.0.1',
+      '::1',
+    ]);
+    for (const bad of ['true', '0', '10.0.0.0/33', 'balancer.internal', '10.0.0.1/8/1']) {
+      assert.throws(() => loadConfig({ LEADLINE_TRUST_PROXY: bad }), /LEADLINE_TRUST_PROXY/, bad);
+    }
+  });
+
+  test('LEADLINE_CORS_ORIGINS: origins only', () => {
+    assert.deepEqual(loadConfig({}).corsOrigins, []);
+    assert.deepEqual(
+      loadConfig({ LEADLINE_CORS_ORIGINS: 'https://crm.example.test, http://localhost:5173' }).corsOrigins,
+      ['https://crm.example.test', 'http://localhost:5173'],
+    );
+    for (const bad of ['*', 'https://crm.example.test/', 'https://x.test/app', 'ftp://x.test']) {
+      assert.throws(() => loadConfig({ LEADLINE_CORS_ORIGINS: bad }), /LEADLINE_CORS_ORIGINS/, bad);
+    }
+  });
 });
