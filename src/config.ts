@@ -145,7 +145,7 @@ export function loadConfig(
   return config;
 }
 
-type ImportConfig = Pick<Config, 'captureToleranceMs' | 'importMaxRecordBytes'>;
+export type ImportConfig = Pick<Config, 'captureToleranceMs' | 'importMaxRecordBytes'>;
 
 /**
  * The settings `leadline import` obeys, alone: the import needs these two, and a bad server

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
+import { loadImportConfig } from '../config.js';
 import { fileSource, ImportError, importRecords } from '../domain/import.js';
 import type { CommandContext } from './context.js';
 
@@ -37,6 +38,7 @@ export function registerImportCommand(program: Command, withContext: CommandCont
     .argument('<file...>', 'NDJSON files; - for standard input')
     .action((files: string[]) =>
       withContext(async ({ store, out }) => {
+        const limits = { ...loadImportConfig(), now: Date.now };
         for (const f of files) {
           if (f !== '-') {
             try {
@@ -52,7 +54,7 @@ export function registerImportCommand(program: Command, withContext: CommandCont
           summary = await importRecords(
             store,
             files.map((f) => fileSource(f)),
-            { onProgress: (bytes) => bar?.update(bytes) },
+            { onProgress: (bytes) => bar?.update(bytes), limits },
           );
         } finally {
           bar?.stop();

@@ -1,13 +1,16 @@
 import { createReadStream } from 'node:fs';
-import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
+import { type ImportConfig, loadImportConfig } from '../config.js';
 import { LeadRecord, MemberRecord, SubteamRecord, TeamRecord } from '../schemas/import-records.js';
 import type { Collector, ImportWriter, NewLead, Store } from '../storage/store.js';
 import type { Subteam } from './directory.js';
+import { importLines } from './import-lines.js';
+import { captureTimeTooLate } from './instant.js';
 import { COLUMN_MEMBERS, sourceFromV1Flags } from './lead.js';
 import { leadText } from './lead-text.js';
+import { findUnstorableText } from './storable-text.js';
 import { canonicalTimeZone, timeLabel } from './time-label.js';
 
 /** A bad record: reported as `file:line: reason`, and the whole import is rolled back. */
@@ -40,9 +43,19 @@ export interface ImportSummary {
   newLeads: number;
 }
 
+/**
+ * The bounds on a record: how far ahead of `now()` a lead's `epoch` may lie, and the longest
+ * record (NDJSON line without its ending) in bytes — the import's settings (config.ts).
+ */
+export type ImportLimits = ImportConfig & { now: () => number };
+
+/** The settings' defaults and the real clock, for callers that pass no limits. */
+export const DEFAULT_IMPORT_LIMITS: ImportLimits = { ...loadImportConfig({}), now: Date.now };
+
 export interface ImportOptions {
   /** Called now and then with the number of bytes read so far, over all sources. */
   onProgress?: (bytes: number) => void;
+  limits?: ImportLimits;
 }
 
 const checkTeam = Compile(TeamRecord);
@@ -147,7 +160,14 @@ class Importer {
   private readonly memberSources = new Map<number, string>();
   private readonly subteams = new Map<number, { source: string; subteam: Subteam }>();
 
-  constructor(private readonly writer: ImportWriter) {}
+  private readonly now: number;
+
+  constructor(
+    private readonly writer: ImportWriter,
+    private readonly limits: ImportLimits,
+  ) {
+    this.now = limits.now();
+  }
 
   async record(text: string, source: string): Promise<void> {
     let value: unknown;
@@ -158,6 +178,13 @@ class Importer {
     }
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       throw new ImportError(source, 'a record is a JSON object');
+    }
+    // JSON text holds NUL or a lone surrogate only as a \u escape (raw controls are not JSON, and
+    // broken UTF-8 is read as U+FFFD): most records skip the walk.
+    const unstorable = text.includes('\\u') ? findUnstorableText(value) : null;
+    if (unstorable !== null) {
+      const where = unstorable.path.length === 0 ? 'record' : unstorable.path.join('.');
+      throw new ImportError(source, `${where} ${unstorable.reason}`);
     }
     const rec = withoutNulls(value as Record<string, unknown>);
     switch (rec.type) {
@@ -212,6 +239,8 @@ class Importer {
       }
       case 'lead': {
         const l = validate(checkLead, rec, source) as LeadInput;
+        const tooLate = captureTimeTooLate(l.epoch, this.now, this.limits.captureToleranceMs);
+        if (tooLate !== null) throw new ImportError(source, `epoch ${tooLate}`);
         this.ordinal++;
         this.summary.leads++;
         const collector = this.staging ? null : await this.collector(l.userId);
@@ -290,31 +319,37 @@ class Importer {
 
 /**
  * Loads NDJSON records from the sources in one transaction: all of them or nothing
- * (import-format.md). Streams line by line; memory does not grow with the input.
+ * (import-format.md). Streams line by line; memory does not grow with the input, nor with a
+ * line: one over `limits.importMaxRecordBytes` is refused without being held.
  */
 export async function importRecords(
   store: Store,
   sources: ImportSource[],
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
+  const limits = options.limits ?? DEFAULT_IMPORT_LIMITS;
   return store.importAtomically(async (writer) => {
-    const importer = new Importer(writer);
+    const importer = new Importer(writer, limits);
     let bytes = 0;
     let reported = 0;
     for (const src of sources) {
       const input = src.open();
-      const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
-      let lineNo = 0;
       try {
-        for await (const line of lines) {
-          lineNo++;
-          bytes += Buffer.byteLength(line) + 1;
+        for await (const line of importLines(input, limits.importMaxRecordBytes)) {
+          bytes += line.bytes + 1;
           if (options.onProgress !== undefined && bytes - reported > 1 << 20) {
             reported = bytes;
             options.onProgress(bytes);
           }
-          if (line.trim() === '') continue;
-          await importer.record(line, `${src.name}:${lineNo}`);
+          const source = `${src.name}:${line.lineNo}`;
+          if (line.text === null) {
+            throw new ImportError(
+              source,
+              `record is ${line.bytes} bytes; the limit is ${limits.importMaxRecordBytes} (LEADLINE_IMPORT_MAX_RECORD_BYTES)`,
+            );
+          }
+          if (line.text.trim() === '') continue;
+          await importer.record(line.text, source);
         }
       } catch (err) {
         // A file that cannot be read is the operator's to fix; anything else is not theirs.
@@ -322,7 +357,6 @@ export async function importRecords(
           throw new ImportError(src.name, 'cannot read the file');
         throw err;
       } finally {
-        lines.close();
         if (src.name !== '-') input.destroy();
       }
     }

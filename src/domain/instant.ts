@@ -46,8 +46,28 @@ export function formatInstant(ms: number): string {
   return `${date}T${TWO[hour]}:${TWO[minute]}:${TWO[second]}.${milli < 10 ? '00' : milli < 100 ? '0' : ''}${milli}Z`;
 }
 
+/**
+ * Why capture time `epoch` is too far ahead of `now`, or null. A collecting device's clock may
+ * run ahead by `toleranceMs`; a lead from further ahead would stay the team's newest for ever.
+ * Past year 9999 is refused whatever the clock says: `formatInstant` would write `+010000-…`,
+ * which ISO_WITH_OFFSET (schemas/v2.ts) refuses — every time the service writes reads back.
+ */
+export function captureTimeTooLate(epoch: number, now: number, toleranceMs: number): string | null {
+  if (epoch <= now + toleranceMs && epoch <= LAST_FOUR_DIGIT_YEAR_MS) return null;
+  return `lies more than ${duration(toleranceMs)} in the future (LEADLINE_CAPTURE_TOLERANCE_SECONDS)`;
+}
+
+/** `24 h`, `30 min`, `90 s`: the largest unit that divides `ms` evenly. */
+function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  if (s > 0 && s % 3600 === 0) return `${s / 3600} h`;
+  if (s > 0 && s % 60 === 0) return `${s / 60} min`;
+  return `${s} s`;
+}
+
 const DAY_MS = 86_400_000;
-const LAST_FOUR_DIGIT_YEAR_MS = 253_402_300_799_999;
+/** 9999-12-31T23:59:59.999Z, the last instant with a four-digit year. */
+export const LAST_FOUR_DIGIT_YEAR_MS = 253_402_300_799_999;
 const TWO = Array.from({ length: 100 }, (_, i) => String(i).padStart(2, '0'));
 const recent: [number, number] = [-1, -1];
 const recentDate: [string, string] = ['', ''];

@@ -2,7 +2,7 @@ import type { CreateBody } from '../schemas/v2.js';
 import type { NewLead } from '../storage/store.js';
 import type { Member, Team } from './directory.js';
 import { invalidParams } from './errors.js';
-import { parseInstant } from './instant.js';
+import { captureTimeTooLate, parseInstant } from './instant.js';
 import type { LeadKind, LeadSource } from './lead.js';
 import { leadText } from './lead-text.js';
 import { timeLabel } from './time-label.js';
@@ -20,7 +20,14 @@ export function kindOf(source: LeadSource): LeadKind {
 
 const CONTACT = ['firstName', 'lastName', 'fullName', 'email', 'phone', 'companyName'] as const;
 
-export function newLeadFrom(body: CreateBody, member: Member, team: Team, now: number): NewLead {
+/** `captureToleranceMs`: how far ahead of `now` a capture time may lie (device clock skew). */
+export function newLeadFrom(
+  body: CreateBody,
+  member: Member,
+  team: Team,
+  now: number,
+  captureToleranceMs: number,
+): NewLead {
   const sf = body.systemFields;
   const given = (v: string | null | undefined): string | null => (v === undefined || v === null ? null : v);
   if (!CONTACT.some((f) => (given(sf[f]) ?? '').trim() !== '')) {
@@ -39,6 +46,8 @@ export function newLeadFrom(body: CreateBody, member: Member, team: Team, now: n
   if (!Number.isFinite(epoch) || epoch < 0) {
     throw invalidParams([{ name: '/captureDatetime', reason: 'not a valid date from 1970 on' }]);
   }
+  const tooLate = captureTimeTooLate(epoch, now, captureToleranceMs);
+  if (tooLate !== null) throw invalidParams([{ name: '/captureDatetime', reason: tooLate }]);
 
   const firstName = given(sf.firstName);
   const lastName = given(sf.lastName);

@@ -7,6 +7,7 @@ import { fuzzSuite } from './fuzz-suite.js';
  */
 fuzzSuite({
   inject: Number(process.env.RELIABILITY_R2_INJECT ?? 90_000),
+  text: Number(process.env.RELIABILITY_R12_TEXT ?? 10_000),
   socket: Number(process.env.RELIABILITY_R2_SOCKET ?? 10_000),
   seed: Number(process.env.RELIABILITY_SEED ?? 1001),
   strict: process.env.RELIABILITY_R2_STRICT !== '0',

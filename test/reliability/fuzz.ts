@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { controlText, createWithText, enc, searchWithText } from './fuzz-text.js';
 
 /**
  * R2: generated requests of every kind a careless or hostile client sends — odd methods and
@@ -29,6 +30,7 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH', 'OPTIONS'] as 
 
 /** Strings a parser may choke on. */
 const nasty = fc.oneof(
+  controlText,
   fc.string({ maxLength: 40 }),
   fc.string({ unit: 'binary', maxLength: 40 }),
   fc.constantFrom(
@@ -184,6 +186,8 @@ function v2Body(): fc.Arbitrary<unknown> {
   return fc.oneof(
     { weight: 4, arbitrary: search },
     { weight: 2, arbitrary: create },
+    { weight: 1, arbitrary: createWithText },
+    { weight: 1, arbitrary: searchWithText },
     { weight: 1, arbitrary: json },
   );
 }
@@ -234,21 +238,6 @@ function payload(): fc.Arbitrary<string | Buffer | undefined> {
       ),
     },
   );
-}
-
-/** Percent-encodes; a lone surrogate becomes its (invalid UTF-8) three bytes, %ED%A0%80 and the like. */
-function enc(s: string): string {
-  try {
-    return encodeURIComponent(s);
-  } catch {
-    return s.replace(/[\uD800-\uDFFF]/g, '%ED%A0%80').replace(/[^%\w.~-]/g, (c) => {
-      try {
-        return encodeURIComponent(c);
-      } catch {
-        return '%ED%B0%80';
-      }
-    });
-  }
 }
 
 function queryString(): fc.Arbitrary<string> {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { formatInstant } from '../../src/domain/instant.js';
+import { captureTimeTooLate, formatInstant, parseInstant } from '../../src/domain/instant.js';
+import { ISO_WITH_OFFSET } from '../../src/schemas/v2.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const LAST_FOUR_DIGIT_YEAR_MS = 253_402_300_799_999;
@@ -41,5 +42,43 @@ describe('formatInstant', () => {
     for (const ms of [1.5, -0.5, 8.64e15, -8.64e15]) assert.equal(formatInstant(ms), iso(ms), String(ms));
     for (const ms of [Number.NaN, Number.POSITIVE_INFINITY, 8.64e15 + 1])
       assert.throws(() => formatInstant(ms), RangeError);
+  });
+});
+
+describe('captureTimeTooLate (R11)', () => {
+  const readBack = new RegExp(ISO_WITH_OFFSET);
+  const DAY = 86_400_000;
+
+  it('lets through only times v2 reads back: for any clock and tolerance, a four-digit year, the same epoch', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 8_640_000_000_000_000 }),
+        fc.integer({ min: 0, max: 8_640_000_000_000_000 }),
+        fc.integer({ min: 0, max: 365 * DAY }),
+        (epoch, now, tolerance) => {
+          if (captureTimeTooLate(epoch, now, tolerance) !== null) return;
+          const written = formatInstant(epoch);
+          assert.match(written, readBack);
+          assert.equal(parseInstant(written), epoch);
+        },
+      ),
+      { numRuns: 20_000 },
+    );
+    // The edge: the last four-digit instant passes a clock past it; one millisecond more does not.
+    const clock = 8_000_000_000_000_000;
+    assert.equal(captureTimeTooLate(LAST_FOUR_DIGIT_YEAR_MS, clock, 0), null);
+    assert.notEqual(captureTimeTooLate(LAST_FOUR_DIGIT_YEAR_MS + 1, clock, 0), null);
+  });
+
+  it('refuses beyond now + tolerance, naming the tolerance and its setting', () => {
+    const now = Date.parse('2026-06-01T00:00:00Z');
+    assert.equal(captureTimeTooLate(now + DAY, now, DAY), null);
+    assert.equal(
+      captureTimeTooLate(now + DAY + 1, now, DAY),
+      'lies more than 24 h in the future (LEADLINE_CAPTURE_TOLERANCE_SECONDS)',
+    );
+    assert.match(captureTimeTooLate(now + 1, now, 0) ?? '', /more than 0 s in the future/);
+    assert.match(captureTimeTooLate(now + DAY, now, 90_000) ?? '', /more than 90 s in the future/);
+    assert.match(captureTimeTooLate(now + DAY, now, 1_800_000) ?? '', /more than 30 min in the future/);
   });
 });

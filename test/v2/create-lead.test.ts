@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V2Lead } from '../../src/schemas/v2.js';
 import { enginesUnderTest } from '../engines.js';
-import { keyFor } from '../helpers.js';
+import { keyFor, load, makeApp } from '../helpers.js';
 import { assertInvalidParams, call } from '../v1/http-assert.js';
 import { assertV2Ok, assertV2Problem, get, post, search, V2 } from './client.js';
 import { buildSearchFixture, M, type SearchFixture } from './search-fixture.js';
@@ -16,6 +16,9 @@ const everything = {
   hasEmail: null,
   text: [],
 };
+
+/** ISO-8601 of `hours` from now. */
+const ahead = (hours: number): string => new Date(Date.now() + hours * 3_600_000).toISOString();
 
 const connection = {
   leadSource: 'PROFILE_CONNECTION',
@@ -183,6 +186,42 @@ for (const engine of enginesUnderTest()) {
         ['/captureDatetime'],
       ],
       ['no systemFields', { leadSource: 'MANUAL' }, ['/']],
+      // R11: a capture time beyond the clock-skew tolerance (default 24 h) would pin "last lead".
+      [
+        'a capture time in year 9999, at the largest offset',
+        {
+          leadSource: 'MANUAL',
+          captureDatetime: '9999-12-31T23:59:59.999999999-23:59',
+          systemFields: { fullName: 'A' },
+        },
+        ['/captureDatetime'],
+      ],
+      [
+        'a capture time 25 h ahead',
+        { leadSource: 'MANUAL', captureDatetime: ahead(25), systemFields: { fullName: 'A' } },
+        ['/captureDatetime'],
+      ],
+      // R12: text PostgreSQL cannot hold (NUL) or UTF-8 cannot carry (a lone surrogate).
+      [
+        'a NUL in a note',
+        { leadSource: 'MANUAL', systemFields: { fullName: 'A', note: 'a\u0000b' } },
+        ['/systemFields/note'],
+      ],
+      [
+        'a NUL in userPid',
+        { leadSource: 'MANUAL', userPid: 'p\u0000', systemFields: { fullName: 'A' } },
+        ['/userPid'],
+      ],
+      [
+        'a lone high surrogate in a first name',
+        { leadSource: 'MANUAL', systemFields: { firstName: 'Zo\ud800' } },
+        ['/systemFields/firstName'],
+      ],
+      [
+        'a lone low surrogate in a location label',
+        { leadSource: 'MANUAL', systemFields: { fullName: 'A', location: { label: '\udc00x' } } },
+        ['/systemFields/location/label'],
+      ],
     ];
     for (const [what, body, names] of bad) {
       it(`400 for ${what}, and nothing stored`, async () => {
@@ -204,6 +243,98 @@ for (const engine of enginesUnderTest()) {
       assertInvalidParams(p, ['Idempotency-Key']);
       const huge = { leadSource: 'MANUAL', systemFields: { fullName: 'A', note: 'x'.repeat(70_000) } };
       assertV2Problem(await create(fx.key.mia, huge), 413, 'payload-too-large');
+    });
+
+    it('R11: the reason names the tolerance and its setting; within it a lead is stored', async () => {
+      const body = { leadSource: 'MANUAL', captureDatetime: ahead(25), systemFields: { fullName: 'Skew' } };
+      const p = assertV2Problem(await create(fx.key.mia, body), 400, 'invalid-parameters');
+      assert.deepEqual(p.invalid_params, [
+        {
+          name: '/captureDatetime',
+          reason: 'lies more than 24 h in the future (LEADLINE_CAPTURE_TOLERANCE_SECONDS)',
+        },
+      ]);
+      assertV2Ok(await create(fx.key.mia, { ...body, captureDatetime: ahead(23) }), 201);
+      const strict = await makeApp(fx.store, { LEADLINE_CAPTURE_TOLERANCE_SECONDS: '60' });
+      try {
+        const late = assertV2Problem(
+          await post(strict, V2, fx.key.mia, { ...body, captureDatetime: ahead(0.1) }),
+          400,
+          'invalid-parameters',
+        );
+        assert.match(late.invalid_params?.[0]?.reason ?? '', /more than 1 min in the future/);
+        assertV2Ok(await post(strict, V2, fx.key.mia, { ...body, captureDatetime: ahead(0) }), 201);
+      } finally {
+        await strict.close();
+      }
+    });
+
+    it('R11: every capture time the service writes is one it reads — created and imported, at both ends', async () => {
+      const latest = Date.now() + 23 * 3_600_000;
+      const made = [
+        await create(fx.key.max, {
+          leadSource: 'MANUAL',
+          captureDatetime: '1970-01-01T00:00:00Z',
+          systemFields: { fullName: 'Trip A' },
+        }),
+        await create(fx.key.max, {
+          leadSource: 'MANUAL',
+          captureDatetime: new Date(latest).toISOString(),
+          systemFields: { fullName: 'Trip B' },
+        }),
+      ].map((r) => (assertV2Ok(r, 201).data as V2Lead).captureDatetime);
+      await load(fx.store, [
+        { type: 'lead', userId: M.max, id: 'trip-c', epoch: 0, isLead: true, name: 'Trip C' },
+        { type: 'lead', userId: M.max, id: 'trip-d', epoch: latest, isLead: true, name: 'Trip D' },
+      ]);
+      const found = await search(fx.app, fx.key.admin, {
+        filters: { assignedMemberIds: [M.max] },
+        query: [{ fields: ['fullName'], value: 'trip', match: 'FUZZY' }],
+      });
+      const times = [
+        ...made,
+        ...found.leads
+          .filter((l) => /^Trip [CD]$/.test(l.systemFields.fullName ?? ''))
+          .map((l) => l.captureDatetime),
+      ];
+      assert.deepEqual(times.sort(), [
+        '1970-01-01T00:00:00.000Z',
+        '1970-01-01T00:00:00.000Z',
+        new Date(latest).toISOString(),
+        new Date(latest).toISOString(),
+      ]);
+      for (const t of times) {
+        assertV2Ok(
+          await create(fx.key.max, {
+            leadSource: 'MANUAL',
+            captureDatetime: t,
+            systemFields: { fullName: 'Again' },
+          }),
+          201,
+        );
+        assertV2Ok(
+          await post(fx.app, `${V2}/search`, fx.key.max, {
+            filters: { assignedMemberIds: [M.max], startTime: t, endTime: t },
+          }),
+        );
+      }
+    });
+
+    it('R12: other control characters and paired surrogates are stored verbatim, alike on both engines', async () => {
+      const note = 'tab\tnew\nline\r\u0001\u001f\u007f \ud83d\ude00';
+      const lead = assertV2Ok(
+        await create(fx.key.subAdmin, {
+          leadSource: 'MANUAL',
+          systemFields: { fullName: 'Ctl \u0007', note },
+        }),
+        201,
+      ).data as V2Lead;
+      assert.equal(lead.systemFields.note, note);
+      const again = assertV2Ok(await get(fx.app, `${V2}/${lead.leadId}`, fx.key.subAdmin)).data as V2Lead;
+      assert.equal(again.systemFields.note, note);
+      assert.equal(again.systemFields.fullName, 'Ctl \u0007');
+      const v1 = await call(fx.app, '/api/pub/leads/getLastLead', fx.key.subAdmin);
+      assert.equal((JSON.parse(v1.body) as { note?: string }[])[0]?.note, note);
     });
   });
 }

@@ -214,12 +214,42 @@ for (const engine of enginesUnderTest()) {
         ['another sort field', { ...team, sort: { field: 'createdAt', direction: 'ASC' } }, ['/sort/field']],
         ['an empty id list', { filters: { assignedMemberIds: [] } }, ['/filters/assignedMemberIds']],
         ['no filters', {}, ['/']],
+        // R12: text PostgreSQL cannot hold is refused alike on both engines, never a 500.
+        [
+          'a NUL in a query value',
+          { ...team, query: [{ fields: ['email'], value: 'a\u0000b', match: 'EXACT' }] },
+          ['/query/0/value'],
+        ],
+        [
+          'a NUL in a FUZZY value',
+          { ...team, query: [{ fields: ['note'], value: 'abc\u0000', match: 'FUZZY' }] },
+          ['/query/0/value'],
+        ],
+        [
+          'a lone surrogate in a query value',
+          { ...team, query: [{ fields: ['fullName'], value: 'x\ud800y', match: 'EXACT' }] },
+          ['/query/0/value'],
+        ],
+        ['a NUL in the cursor', { ...team, cursor: 'abc\u0000' }, ['/cursor']],
       ];
       for (const [what, body, names] of cases) {
         it(`400 for ${what}`, async () => {
           assertInvalidParams(await refused(fx.key.admin, body, 400, 'invalid-parameters'), names);
         });
       }
+
+      it('R12: the reason says which character; other controls and paired surrogates are searched for', async () => {
+        const q = (fields: string[], value: string, match: string) => ({
+          ...team,
+          query: [{ fields, value, match }],
+        });
+        const p = await refused(fx.key.admin, q(['email'], '\u0000', 'EXACT'), 400, 'invalid-parameters');
+        assert.match(p.invalid_params?.[0]?.reason ?? '', /U\+0000 \(NUL\)/);
+        const s = await refused(fx.key.admin, q(['email'], '\udc00', 'EXACT'), 400, 'invalid-parameters');
+        assert.match(s.invalid_params?.[0]?.reason ?? '', /unpaired surrogate \(U\+DC00\)/);
+        for (const value of ['\u0001\u001f\u007f', 'tab\there', '\ud83d\ude00'])
+          assert.deepEqual(await ids(fx.key.admin, q(['note'], value, 'EXACT')), [], JSON.stringify(value));
+      });
 
       it('a body that is not JSON is 400; another media type 415', async () => {
         assertV2Problem(

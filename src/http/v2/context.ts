@@ -18,9 +18,10 @@ export interface V2Deps {
   now: () => number;
 }
 
-/** What a v2 operation works with: the admitted caller, the store, and the cursor codec. */
+/** What a v2 operation works with: the admitted caller, the settings, the store, and the cursor codec. */
 export interface V2Context {
   caller: Caller;
+  config: Config;
   store: Store;
   now: number;
   cursors: () => Promise<CursorCodec>;
@@ -55,7 +56,11 @@ export function v2Route(name: string, handler: V2Handler, deps: V2Deps, cursors:
     const caller = await authenticate(request, deps.store.keys, now);
     markUsage(request, { keyId: caller.keyId, api: 'v2', operation: name });
     (await countAgainstQuota(reply, deps.rateLimiter, caller))();
-    const body = await handler({ caller, store: deps.store, now, cursors }, request, reply);
+    const body = await handler(
+      { caller, config: deps.config, store: deps.store, now, cursors },
+      request,
+      reply,
+    );
     return reply.type(JSON_TYPE).send(JSON.stringify(body));
   };
 }

@@ -1,6 +1,7 @@
 import { fingerprint } from '../../domain/cursor.js';
 import { AppError, invalidParams } from '../../domain/errors.js';
 import { newLeadFrom } from '../../domain/new-lead.js';
+import { assertStorableBody } from '../../domain/storable-text.js';
 import { leadToV2 } from '../../domain/v2-wire.js';
 import { CreateBody } from '../../schemas/v2.js';
 import type { IdempotencyClaim } from '../../storage/store.js';
@@ -17,8 +18,9 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
  * and body create the lead once (a retry gets the same lead, `Idempotent-Replayed: true`); the
  * same key with another body is a 409.
  */
-export const createLead: V2Handler = async ({ caller, store, now }, request, reply) => {
+export const createLead: V2Handler = async ({ caller, config, store, now }, request, reply) => {
   const body = checkBody(request.body);
+  assertStorableBody(body);
   const keyHeader = request.headers['idempotency-key'];
   if (keyHeader !== undefined && (typeof keyHeader !== 'string' || !IDEMPOTENCY_KEY.test(keyHeader))) {
     throw invalidParams([
@@ -29,7 +31,7 @@ export const createLead: V2Handler = async ({ caller, store, now }, request, rep
   const team = await store.directory.team(caller.teamId);
   if (member === null || team === null)
     throw new AppError('unauthorized', "This key's member no longer exists.");
-  const lead = newLeadFrom(body, member, team, now);
+  const lead = newLeadFrom(body, member, team, now, config.captureToleranceMs);
   const claim: IdempotencyClaim | null =
     keyHeader === undefined
       ? null

@@ -3,6 +3,7 @@ import { fingerprint } from '../../domain/cursor.js';
 import { type InvalidParam, invalidParams } from '../../domain/errors.js';
 import { parseInstant } from '../../domain/instant.js';
 import { FUZZY_MIN_LENGTH, fold, words } from '../../domain/lead-text.js';
+import { assertStorableBody } from '../../domain/storable-text.js';
 import { leadToV2 } from '../../domain/v2-wire.js';
 import { SearchBody } from '../../schemas/v2.js';
 import type { LeadFilter, SearchPosition, TextClause } from '../../storage/store.js';
@@ -19,6 +20,7 @@ export const DEFAULT_LIMIT = 100;
  */
 export const searchLeads: V2Handler = async ({ caller, store, cursors }, request) => {
   const body = checkBody(request.body);
+  assertStorableBody(body);
   const f = body.filters;
   const scope = await searchScope(caller, f, store.directory);
   const bad: InvalidParam[] = [];
