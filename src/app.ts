@@ -22,6 +22,8 @@ export interface AppDeps {
   store: Store;
   logger?: Logger;
   rateLimiter?: RateLimiter;
+  /** Where the rate-limit counters stand when REDIS_URL is set; `/readyz` reports it (R14). */
+  redisState?: () => 'up' | 'down';
   now?: () => number;
 }
 
@@ -80,7 +82,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     try {
       await store.ping();
       const replica = store.replicaState();
-      return replica === null ? { status: 'ready' } : { status: 'ready', replica };
+      // Redis down leaves the instance ready: its counters fall back to memory (R14).
+      const redis = deps.redisState?.();
+      return {
+        status: 'ready',
+        ...(replica === null ? {} : { replica }),
+        ...(redis === undefined ? {} : { redis }),
+      };
     } catch {
       reply.header('retry-after', STORE_RETRY_AFTER_SECONDS);
       throw new AppError('store-unavailable', 'The store cannot be reached right now.');

@@ -20,13 +20,21 @@ export async function startServer(config: Config, store: Store, logger: Logger):
   const redis =
     config.redisUrl === null
       ? null
-      : new RedisRateLimiter(
-          config.redisUrl,
-          config.rateLimit.limit,
-          config.rateLimit.windowSeconds,
-          config.redisPrefix,
-        );
-  const app = await buildApp({ config, store, logger, ...(redis === null ? {} : { rateLimiter: redis }) });
+      : new RedisRateLimiter({
+          url: config.redisUrl,
+          limit: config.rateLimit.limit,
+          windowSeconds: config.rateLimit.windowSeconds,
+          prefix: config.redisPrefix,
+          logger,
+        });
+  // Bounded: a Redis that is down at start does not keep the service from starting (R14).
+  await redis?.settled();
+  const app = await buildApp({
+    config,
+    store,
+    logger,
+    ...(redis === null ? {} : { rateLimiter: redis, redisState: () => redis.state() }),
+  });
   const address = await app.listen({ port: config.port, host: config.host });
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
