@@ -7,6 +7,8 @@ import type { RateLimiter } from './domain/rate-limit.js';
 import { UsageLedger } from './domain/usage.js';
 import { adminRoutes } from './http/admin.js';
 import { clientErrorHandler, throttleAuthFailures } from './http/client-limits.js';
+import { allowCors } from './http/cors.js';
+import { refuseKeysInPath } from './http/key-in-url.js';
 import { pageRoutes } from './http/pages.js';
 import { errorHandler, STORE_RETRY_AFTER_SECONDS, sendProblem } from './http/problem.js';
 import { hasDotSegment } from './http/request-path.js';
@@ -97,6 +99,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   const now = deps.now ?? Date.now;
   countUsage(app, new UsageLedger(store.retirement), config.usageFlushMs, now);
+  // Before v1's hooks: a listed origin's preflight is answered before v1's 405 for OPTIONS (R19).
+  await allowCors(app, config.corsOrigins);
   await app.register(pageRoutes);
   app.server.headersTimeout = 10_000;
   const api = {
@@ -108,6 +112,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   };
   // Registered on the root (not as an encapsulated plugin) so its hooks reach v1 404s too.
   await v1Routes(app, { ...api, brownouts: new BrownoutSchedule(() => store.retirement.brownouts()) });
+  refuseKeysInPath(app);
   // After v1's hook, so a throttled v1 answer still carries the deprecation signals (C6).
   throttleAuthFailures(app, config.authFailureLimit, now);
   await v2Routes(app, api);

@@ -1,14 +1,15 @@
-import { type Logger, pino } from 'pino';
+import { type DestinationStream, type Logger, pino } from 'pino';
 import type { Config } from './config.js';
 
 /**
  * Structured logs without personal data: requests are logged by method, route pattern and id; no header, body or lead ever reaches the log. `redact` is a second line of defence.
  */
-export function createLogger(level: Config['logLevel']): Logger {
-  return pino({
+export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
+  const options = {
     level,
     redact: {
-      paths: ['req.headers', 'headers', '*.authorization', 'authorization', 'key'],
+      // A URL can hold a key (R18) or personal data: never logged, whoever passes one in.
+      paths: ['req.headers', 'headers', '*.authorization', 'authorization', 'key', 'req.url', 'url'],
       censor: '[redacted]',
     },
     serializers: {
@@ -21,5 +22,6 @@ export function createLogger(level: Config['logLevel']): Logger {
       }),
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
     },
-  });
+  };
+  return destination === undefined ? pino(options) : pino(options, destination);
 }

@@ -11,7 +11,6 @@ import {
   windowStart,
 } from '../domain/v1-report.js';
 import type { Store } from '../storage/store.js';
-import { ADMIN_PAGE } from './admin-page.js';
 import { authenticate } from './auth.js';
 import { countAgainstQuota } from './caller.js';
 
@@ -24,7 +23,8 @@ export interface AdminDeps {
 
 /**
  * The admin surface of v1's retirement: the report of `leadline v1 report` for the caller's team
- * (team admin keys only), plus the v1 calls per day for a chart; and the page that shows both.
+ * (team admin keys only), plus the v1 calls per day for a chart. The page that shows both is
+ * served with the other pages (src/http/pages.ts), under their headers.
  */
 export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
   app.get('/api/admin/v1/report', async (request, reply) => {
@@ -41,10 +41,6 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     reply.header('cache-control', 'no-store');
     return { ...report, v1CallsByDay: v1CallsByDay(recent, ids, days, now) };
   });
-
-  app.get('/admin', async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(ADMIN_PAGE),
-  );
 }
 
 function parseDays(value: unknown): number {

@@ -1,33 +1,19 @@
 import type { FastifyRequest } from 'fastify';
-import { displayPrefix, hashesMatch, hashKey, isWellFormedKey, KEY_PREFIX } from '../domain/api-key.js';
+import { displayPrefix, hashesMatch, hashKey, isWellFormedKey } from '../domain/api-key.js';
 import type { Caller } from '../domain/directory.js';
 import { AppError } from '../domain/errors.js';
 import type { KeyStore } from '../storage/store.js';
-
-/** Query parameter names under which clients commonly (and wrongly) send keys. */
-const KEY_PARAMS = new Set(['key', 'apikey', 'api_key', 'api-key', 'token', 'access_token', 'authorization']);
-
-function keyInQuery(query: unknown): boolean {
-  if (typeof query !== 'object' || query === null) return false;
-  for (const [name, value] of Object.entries(query)) {
-    if (KEY_PARAMS.has(name.toLowerCase()) || name.includes(KEY_PREFIX)) return true;
-    const values = Array.isArray(value) ? value : [value];
-    if (values.some((v) => typeof v === 'string' && v.includes(KEY_PREFIX))) return true;
-  }
-  return false;
-}
+import { KEY_IN_URL, keyInQuery } from './key-in-url.js';
 
 /**
  * Resolves the caller from `Authorization: <key>` or `Authorization: Bearer <key>` (C2).
  * Malformed keys are refused before the store is asked; the stored hash is compared in
- * constant time. Keys in the query string are refused outright: URLs end up in logs.
+ * constant time. Keys in the query string are refused outright: URLs end up in logs (keys in the
+ * path are refused earlier, on every route: src/http/key-in-url.ts).
  */
 export async function authenticate(request: FastifyRequest, keys: KeyStore, now: number): Promise<Caller> {
   if (keyInQuery(request.query)) {
-    throw new AppError(
-      'unauthorized',
-      'API keys are accepted only in the Authorization header, never in the URL; treat a key sent in a URL as leaked and revoke it.',
-    );
+    throw new AppError('unauthorized', KEY_IN_URL);
   }
   const header = request.headers.authorization;
   if (header === undefined || header.trim() === '') {

@@ -37,15 +37,14 @@ export function escapeHtml(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
+/** The page around a doc: no inline style or script, as the pages' CSP requires (R17). */
 export function renderDocPage(markdown: string): string {
   const title = /^#\s+(.+)$/m.exec(markdown)?.[1] ?? 'leadline';
   const body = marked.parse(markdown, { async: false });
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>body{font:16px/1.5 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#1b1b1b}
-pre,code{font:14px ui-monospace,monospace;background:#f4f4f4}pre{padding:.75rem;overflow:auto}
-table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left;vertical-align:top}</style>
+<link rel="stylesheet" href="/assets/leadline.css">
 </head><body>
 ${body}</body></html>
 `;

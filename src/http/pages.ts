@@ -2,8 +2,11 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { ErrorCode } from '../domain/errors.js';
+import { ADMIN_PAGE } from './admin-page.js';
 import { escapeHtml, renderDocPage } from './doc-page.js';
 import { openApiDocument } from './openapi.js';
+import { pageAssets } from './page-assets.js';
+import { pageHeaders } from './page-headers.js';
 import { PROBLEMS } from './problem.js';
 
 const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
@@ -11,9 +14,14 @@ const PAGE = /^[a-z0-9-]+$/;
 
 /**
  * Human-readable pages the API points at: each problem type URI, and the docs the v1 `Link`
- * headers name (served as the Markdown they are written in).
+ * headers name (served as the Markdown they are written in); the admin page; their script and
+ * styles. Registered as a plugin of its own: the page headers (CSP and others) reach these
+ * routes and no API route.
  */
 export async function pageRoutes(app: FastifyInstance): Promise<void> {
+  await pageHeaders(app);
+  pageAssets(app);
+
   app.get('/problems/:code', async (request, reply) => {
     const { code } = request.params as { code: string };
     const p = Object.hasOwn(PROBLEMS, code) ? PROBLEMS[code as ErrorCode] : undefined;
@@ -21,7 +29,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     return reply
       .type('text/html; charset=utf-8')
       .send(
-        `<!doctype html><title>${escapeHtml(p.title)}</title><h1>${p.status} ${escapeHtml(p.title)}</h1><p>${escapeHtml(p.description)}</p>`,
+        `<!doctype html><title>${escapeHtml(p.title)}</title><link rel="stylesheet" href="/assets/leadline.css"><h1>${p.status} ${escapeHtml(p.title)}</h1><p>${escapeHtml(p.description)}</p>`,
       );
   });
 
@@ -43,4 +51,9 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     }
     return reply.type('text/html; charset=utf-8').send(renderDocPage(text));
   });
+
+  // The admin report's page (its API is src/http/admin.ts).
+  app.get('/admin', async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(ADMIN_PAGE),
+  );
 }

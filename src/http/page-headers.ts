@@ -1,0 +1,39 @@
+import helmet from '@fastify/helmet';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * The headers of every page the service serves to browsers (R17): `/admin` keeps a team admin's
+ * key in sessionStorage, so no script may run on these pages but the service's own files, no
+ * other site may frame them, and no URL leaks through a Referer. The pages hold no inline script,
+ * style or event handler (their script and styles are files: src/http/page-assets.ts), so the
+ * policy needs no `'unsafe-inline'`, hash or nonce.
+ */
+export const PAGE_CSP = {
+  defaultSrc: ["'none'"],
+  scriptSrc: ["'self'"],
+  styleSrc: ["'self'"],
+  imgSrc: ["'self'"],
+  // The admin page's fetch of /api/admin/v1/report.
+  connectSrc: ["'self'"],
+  formAction: ["'self'"],
+  frameAncestors: ["'none'"],
+  baseUri: ["'none'"],
+};
+
+/**
+ * Registers the page headers through @fastify/helmet on the context it is called in — the pages'
+ * own plugin (src/http/pages.ts) — so API responses keep their headers exactly (v1's are a wire
+ * contract; JSON is never rendered, and `nosniff` is already on every response).
+ */
+export async function pageHeaders(app: FastifyInstance): Promise<void> {
+  await app.register(helmet, {
+    // Exactly this policy: helmet's defaults would add `upgrade-insecure-requests`, which breaks
+    // the page on a plain-HTTP address such as http://127.0.0.1:3000.
+    contentSecurityPolicy: { useDefaults: false, directives: PAGE_CSP },
+    referrerPolicy: { policy: 'no-referrer' },
+    // The same as `frame-ancestors 'none'`, for browsers that predate it.
+    xFrameOptions: { action: 'deny' },
+    // HSTS is for whoever terminates TLS (it knows the scheme and the domain's other hosts).
+    strictTransportSecurity: false,
+  });
+}
