@@ -40,9 +40,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // A hop count as a function: Fastify's types leave out the number form its runtime takes.
     trustProxy: typeof config.trustProxy === 'number' ? trustHops(config.trustProxy) : config.trustProxy,
     bodyLimit: 64 * 1024,
-    requestTimeout: 30_000,
-    // Slow clients (R2): the whole header block within 10 s, idle keep-alive sockets closed after 5 s.
-    keepAliveTimeout: 5_000,
+    // Idle keep-alive connections outlive a load balancer's idle timeout; slow clients (R2) are cut
+    // off at the header and request deadlines, checked every second rather than Node's every 30 s.
+    keepAliveTimeout: config.timeouts.keepAliveMs,
+    requestTimeout: config.timeouts.requestMs,
+    http: {
+      headersTimeout: config.timeouts.headersMs,
+      requestTimeout: config.timeouts.requestMs,
+      connectionsCheckingInterval: 1_000,
+    },
     // While draining (SIGTERM), a request that still arrives on an open keep-alive connection is
     // served, with Connection: close, rather than refused with Fastify's bare 503 (R5).
     return503OnClosing: false,
@@ -102,7 +108,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before v1's hooks: a listed origin's preflight is answered before v1's 405 for OPTIONS (R19).
   await allowCors(app, config.corsOrigins);
   await app.register(pageRoutes);
-  app.server.headersTimeout = 10_000;
   const api = {
     config,
     store,

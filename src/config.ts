@@ -19,6 +19,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Base of problem type URIs and documentation links. */
   publicUrl: string;
+  /** Connection timeouts (docs/scaling.md): an idle keep-alive connection, the header block, a whole request. */
+  timeouts: { keepAliveMs: number; headersMs: number; requestMs: number };
   rateLimit: { limit: number; windowSeconds: number };
   /** PostgreSQL pool: bounded size, connect and statement timeouts. */
   pg: { poolMax: number; connectTimeoutSeconds: number; statementTimeoutMs: number };
@@ -124,6 +126,7 @@ export function loadConfig(
     redisPrefix: get('LEADLINE_REDIS_PREFIX') ?? 'leadline',
     logLevel: logLevel as Config['logLevel'],
     publicUrl,
+    timeouts: connectionTimeouts(int, problems),
     rateLimit: {
       limit: int('LEADLINE_RATE_LIMIT', 600, 1, 1_000_000_000),
       windowSeconds: int('LEADLINE_RATE_WINDOW_SECONDS', 60, 1, 86_400),
@@ -143,6 +146,25 @@ export function loadConfig(
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/**
+ * The keep-alive outlives the idle timeout of the balancers in front (AWS ALB and nginx's
+ * upstream keep-alive: 60 s), so an idle connection is closed by the balancer, never by the
+ * service while a request is on its way. Node (>= 18) starts the header deadline at a request's
+ * first byte, not at the end of the previous response, so it need not exceed the keep-alive and
+ * stays the short slowloris cut-off; Node refuses it above the whole request's deadline.
+ */
+function connectionTimeouts(int: IntReader, problems: string[]): Config['timeouts'] {
+  const keepAlive = int('LEADLINE_KEEP_ALIVE_SECONDS', 72, 1, 3600);
+  const headers = int('LEADLINE_HEADERS_TIMEOUT_SECONDS', 10, 1, 3600);
+  const request = int('LEADLINE_REQUEST_TIMEOUT_SECONDS', 30, 1, 3600);
+  if (headers > request) {
+    problems.push(
+      `LEADLINE_HEADERS_TIMEOUT_SECONDS (${headers}) cannot exceed LEADLINE_REQUEST_TIMEOUT_SECONDS (${request}): the header block is part of the request`,
+    );
+  }
+  return { keepAliveMs: keepAlive * 1000, headersMs: headers * 1000, requestMs: request * 1000 };
 }
 
 export type ImportConfig = Pick<Config, 'captureToleranceMs' | 'importMaxRecordBytes'>;

@@ -236,10 +236,15 @@ function fuzzEngine(plan: FuzzPlan, engine: EngineName): void {
       assert.equal(under.status, 200);
     });
 
-    test('timeouts configured: headers 10 s, whole request 30 s, idle keep-alive 5 s', () => {
+    test('timeouts configured: headers 10 s, whole request 30 s, idle keep-alive 72 s, checked every second', () => {
       assert.equal(app.server.headersTimeout, 10_000);
       assert.equal(app.server.requestTimeout, 30_000);
-      assert.equal(app.server.keepAliveTimeout, 5_000);
+      // Above a load balancer's idle timeout (60 s for AWS ALB): the balancer closes idle connections first.
+      assert.equal(app.server.keepAliveTimeout, 72_000);
+      assert.equal(
+        (app.server as { connectionsCheckingInterval?: number }).connectionsCheckingInterval,
+        1_000,
+      );
       report('R2-limits-timeouts', {
         headersTimeoutMs: app.server.headersTimeout,
         requestTimeoutMs: app.server.requestTimeout,
@@ -307,9 +312,9 @@ function fuzzEngine(plan: FuzzPlan, engine: EngineName): void {
           slowBody: body,
           idleKeepAliveClosedAfterMs: idleMs,
         });
-        assert.ok(headers.ms < 45_000, `slow headers cut after ${headers.ms} ms`);
-        assert.ok(body.ms < 65_000, `slow body cut after ${body.ms} ms`);
-        assert.ok(idleMs < 10_000, `idle keep-alive closed after ${idleMs} ms`);
+        assert.ok(headers.ms < 20_000, `slow headers cut after ${headers.ms} ms`);
+        assert.ok(body.ms < 40_000, `slow body cut after ${body.ms} ms`);
+        assert.ok(idleMs > 60_000 && idleMs < 100_000, `idle keep-alive closed after ${idleMs} ms`);
         for (const r of [headers, body])
           if (r.status !== null) assert.match(r.contentType ?? '', /^application\/problem\+json/);
       });
