@@ -19,6 +19,8 @@ export interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   /** Base of problem type URIs and documentation links. */
   publicUrl: string;
+  /** Whether `publicUrl` is LEADLINE_PUBLIC_URL; if not, a server on port 0 rebases it on the port it got. */
+  publicUrlFromEnv: boolean;
   /** Connection timeouts (docs/scaling.md): an idle keep-alive connection, the header block, a whole request. */
   timeouts: { keepAliveMs: number; headersMs: number; requestMs: number };
   rateLimit: { limit: number; windowSeconds: number };
@@ -101,7 +103,7 @@ export function loadConfig(
   const redisUrl = get('REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl))
     problems.push('REDIS_URL: expected a redis:// or rediss:// URL');
-  const publicUrl = (get('LEADLINE_PUBLIC_URL') ?? `http://localhost:${port}`).replace(/\/+$/, '');
+  const publicUrl = (get('LEADLINE_PUBLIC_URL') ?? defaultPublicUrl(port)).replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(publicUrl)) problems.push('LEADLINE_PUBLIC_URL: expected an http(s) URL');
 
   const deprecatedAt = time('LEADLINE_V1_DEPRECATED_AT') ?? Date.parse('2026-01-01T00:00:00Z');
@@ -126,6 +128,7 @@ export function loadConfig(
     redisPrefix: get('LEADLINE_REDIS_PREFIX') ?? 'leadline',
     logLevel: logLevel as Config['logLevel'],
     publicUrl,
+    publicUrlFromEnv: get('LEADLINE_PUBLIC_URL') !== undefined,
     timeouts: connectionTimeouts(int, problems),
     rateLimit: {
       limit: int('LEADLINE_RATE_LIMIT', 600, 1, 1_000_000_000),
@@ -146,6 +149,11 @@ export function loadConfig(
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** The public URL when LEADLINE_PUBLIC_URL is not set: the service on this machine. */
+export function defaultPublicUrl(port: number): string {
+  return `http://localhost:${port}`;
 }
 
 /**

@@ -1,7 +1,9 @@
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
-import { buildApp } from './app.js';
-import type { Config } from './config.js';
+import { type AppDeps, buildApp } from './app.js';
+import { type Config, defaultPublicUrl } from './config.js';
 import { RedisRateLimiter } from './storage/redis-rate-limit.js';
 import type { Store } from './storage/store.js';
 
@@ -9,6 +11,8 @@ export interface RunningServer {
   app: FastifyInstance;
   /** The address the server listens on, e.g. http://127.0.0.1:3000. */
   address: string;
+  /** The base of every link the service writes: LEADLINE_PUBLIC_URL, else on the port it got. */
+  publicUrl: string;
   close(): Promise<void>;
 }
 
@@ -29,13 +33,13 @@ export async function startServer(config: Config, store: Store, logger: Logger):
         });
   // Bounded: a Redis that is down at start does not keep the service from starting (R14).
   await redis?.settled();
-  const app = await buildApp({
+  const { app, address, publicUrl } = await listenApp({
     config,
     store,
     logger,
     ...(redis === null ? {} : { rateLimiter: redis, redisState: () => redis.state() }),
   });
-  const address = await app.listen({ port: config.port, host: config.host });
+  logger.info({ publicUrl }, `links point at ${publicUrl}`);
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
@@ -66,5 +70,42 @@ export async function startServer(config: Config, store: Store, logger: Logger):
       );
     });
   }
-  return { app, address, close };
+  return { app, address, publicUrl, close };
+}
+
+/**
+ * Builds the app and listens. The app writes its links (problem types, `Link` headers) with the
+ * public URL, fixed when it is built; on port 0 without LEADLINE_PUBLIC_URL that URL needs the
+ * port the system picks, so a free port is asked for first and the app built for it. Should
+ * another process take it in between, the next attempt asks again.
+ */
+async function listenApp(
+  deps: AppDeps & { logger: Logger },
+): Promise<{ app: FastifyInstance; address: string; publicUrl: string }> {
+  const { config } = deps;
+  const pick = config.port === 0 && !config.publicUrlFromEnv;
+  for (let attempt = 1; ; attempt++) {
+    const port = pick ? await freePort(config.host) : config.port;
+    const publicUrl = pick ? defaultPublicUrl(port) : config.publicUrl;
+    const app = await buildApp({ ...deps, config: { ...config, port, publicUrl } });
+    try {
+      return { app, address: await app.listen({ port, host: config.host }), publicUrl };
+    } catch (err) {
+      await app.close();
+      const taken = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      if (!pick || !taken || attempt === 3) throw err;
+      deps.logger.warn({ port }, 'the free port was taken before listening: picking another');
+    }
+  }
+}
+
+/** A port free on `host` now, as the system assigns port 0. */
+async function freePort(host: string): Promise<number> {
+  const probe = createServer();
+  probe.listen({ port: 0, host });
+  await once(probe, 'listening');
+  const { port } = probe.address() as { port: number };
+  probe.close();
+  await once(probe, 'close');
+  return port;
 }

@@ -9,6 +9,8 @@ export interface ServerProcess {
   url: string;
   /** Lines the server wrote to stdout (its JSON log). */
   logs: string[];
+  /** What the server wrote to stderr so far (the demo banner, a start failure). */
+  stderr(): string;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -28,13 +30,15 @@ export async function stopAll(): Promise<void> {
 
 /**
  * Starts `leadline serve` on a free port as its own process, and waits until it listens (read
- * from its info-level log line, so LOG_LEVEL must stay at info or below).
+ * from its info-level log line, so LOG_LEVEL must stay at info or below). `args` are the global
+ * options (the store), `serveArgs` further options of `serve` (`--demo`).
  */
 export async function startServerProcess(
   args: string[],
   env: Record<string, string> = {},
+  serveArgs: string[] = [],
 ): Promise<ServerProcess> {
-  const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0'], {
+  const child = spawn(process.execPath, [BIN, ...args, 'serve', '--port', '0', ...serveArgs], {
     env: { ...process.env, LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -67,6 +71,7 @@ export async function startServerProcess(
     child,
     url,
     logs,
+    stderr: () => stderr,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode !== null) return child.exitCode;
       child.kill(signal);

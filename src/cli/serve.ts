@@ -28,8 +28,9 @@ async function seedDemo(
   throw new Error('the demo data set has no team admin');
 }
 
+/** `base` is the service's public URL, so the lines work as printed (the port it got on --port 0). */
 function demoBanner(
-  address: string,
+  base: string,
   demo: { key: string; email: string; teamId: number; leads: number },
 ): string {
   return [
@@ -38,9 +39,9 @@ function demoBanner(
     `Demo API key of team admin ${demo.email} (shown once; keep it):`,
     `  ${demo.key}`,
     'Try:',
-    `  curl -H "Authorization: Bearer ${demo.key}" ${address}/api/pub/leads/getLastLeadTeam`,
+    `  curl -H "Authorization: Bearer ${demo.key}" ${base}/api/pub/leads/getLastLeadTeam`,
     'or the same with v2 (the search that replaces v1; docs at /docs/v2):',
-    `  curl -H "Authorization: Bearer ${demo.key}" -H "Content-Type: application/json" ${address}/api/pub/v2/leads/search \\`,
+    `  curl -H "Authorization: Bearer ${demo.key}" -H "Content-Type: application/json" ${base}/api/pub/v2/leads/search \\`,
     `    -d '{"filters":{"teamId":${demo.teamId}},"limit":1}'`,
     '',
   ].join('\n');
@@ -71,7 +72,7 @@ export function registerServeCommand(program: Command): void {
         await store.migrate();
         const demo = opts.demo === true && (await store.directory.isEmpty()) ? await seedDemo(store) : null;
         const server = await startServer(config, store, logger);
-        if (demo !== null) process.stderr.write(`${demoBanner(server.address, demo)}\n`);
+        if (demo !== null) process.stderr.write(`${demoBanner(server.publicUrl, demo)}\n`);
       } catch (err) {
         fail(json, isExpected(err) ? err.message : `cannot start: ${(err as Error).message}`);
       }
