@@ -1,9 +1,25 @@
 import type { FastifyRequest } from 'fastify';
-import { displayPrefix, hashesMatch, hashKey, isWellFormedKey } from '../domain/api-key.js';
+import { displayPrefix, hashesMatch, hashKey, presentedKey } from '../domain/api-key.js';
 import type { Caller } from '../domain/directory.js';
 import { AppError } from '../domain/errors.js';
 import type { KeyStore } from '../storage/store.js';
 import { KEY_IN_URL, keyInQuery } from './key-in-url.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** SHA-256 (base64) of the key the request presents, once computed; null: none well-formed. */
+    keyHash: string | null | undefined;
+  }
+}
+
+/** The presented key's hash, computed at most once a request (authentication and the throttle share it). */
+export function keyHashOf(request: FastifyRequest): string | null {
+  if (request.keyHash === undefined) {
+    const key = presentedKey(request.headers.authorization);
+    request.keyHash = key === null ? null : hashKey(key).toString('base64');
+  }
+  return request.keyHash;
+}
 
 /**
  * Resolves the caller from `Authorization: <key>` or `Authorization: Bearer <key>` (C2).
@@ -19,12 +35,12 @@ export async function authenticate(request: FastifyRequest, keys: KeyStore, now:
   if (header === undefined || header.trim() === '') {
     throw new AppError('unauthorized', 'Missing API key: send "Authorization: Bearer <key>".');
   }
-  const match = /^(?:bearer\s+)?(\S+)$/i.exec(header.trim());
-  const presented = match?.[1];
-  if (presented === undefined || !isWellFormedKey(presented)) {
+  const presented = presentedKey(header);
+  if (presented === null) {
     throw new AppError('unauthorized', 'The Authorization header does not hold a valid API key.');
   }
   const hash = hashKey(presented);
+  request.keyHash = hash.toString('base64');
   let found = null;
   for (const candidate of await keys.findByDisplay(displayPrefix(presented))) {
     if (hashesMatch(hash, candidate.hash)) found = candidate;

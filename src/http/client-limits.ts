@@ -1,16 +1,9 @@
 import type { Socket } from 'node:net';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { hashKey, presentedKey } from '../domain/api-key.js';
+import type { FastifyInstance } from 'fastify';
 import { AuthFailureThrottle } from '../domain/auth-throttle.js';
 import { AppError, type ErrorCode } from '../domain/errors.js';
+import { keyHashOf } from './auth.js';
 import { PROBLEMS, problemType } from './problem.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The presented key's hash, once the throttle needed it (null: none well-formed). */
-    keyHash: string | null | undefined;
-  }
-}
 
 /**
  * Throttles client addresses that keep failing authentication (R7, R10): every 401 counts against
@@ -39,14 +32,6 @@ export function throttleAuthFailures(app: FastifyInstance, limit: number, now: (
       if (hash !== null) throttle.succeeded(hash, now());
     }
   });
-}
-
-function keyHashOf(request: FastifyRequest): string | null {
-  if (request.keyHash === undefined) {
-    const key = presentedKey(request.headers.authorization);
-    request.keyHash = key === null ? null : hashKey(key).toString('base64');
-  }
-  return request.keyHash;
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createKey } from '../../src/domain/keys.js';
 import type { Store } from '../../src/storage/store.js';
