@@ -4,8 +4,8 @@ import { KeyCommandError } from '../domain/keys.js';
 import { MigrationError } from '../storage/migration-error.js';
 import { openStore, StoreConfigError, type StoreLocation } from '../storage/open-store.js';
 import type { Store } from '../storage/store.js';
+import { CommandError } from './command-error.js';
 import { fail, makeOutput, type Output } from './output.js';
-import { V1CommandError } from './v1.js';
 
 export interface GlobalOptions {
   db?: string;
@@ -36,7 +36,7 @@ export function isExpected(err: unknown): err is Error {
   return (
     err instanceof ImportError ||
     err instanceof KeyCommandError ||
-    err instanceof V1CommandError ||
+    err instanceof CommandError ||
     err instanceof MigrationError ||
     err instanceof StoreConfigError ||
     (err instanceof Error && err.name === 'ConfigError')

@@ -2,13 +2,10 @@ import type { Command } from 'commander';
 import { parseIsoTime } from '../config.js';
 import type { Brownout } from '../domain/retirement.js';
 import { MAX_REPORT_DAYS, parseReportDays, V1_OPERATION_NAMES, v1Report } from '../domain/v1-report.js';
+import { CommandError } from './command-error.js';
 import type { CommandContext } from './context.js';
 
 /** A wrong argument to a `leadline v1` command: reported as it is, exit 1. */
-export class V1CommandError extends Error {
-  override name = 'V1CommandError';
-}
-
 function describeBrownout(b: Brownout, now: number) {
   const state = now < b.startsAt ? 'scheduled' : now < b.endsAt ? 'active' : 'past';
   return {
@@ -22,13 +19,13 @@ function describeBrownout(b: Brownout, now: number) {
 
 function time(value: string, flag: string): number {
   const ms = parseIsoTime(value);
-  if (ms === null) throw new V1CommandError(`${flag} ${JSON.stringify(value)} is not an ISO-8601 time`);
+  if (ms === null) throw new CommandError(`${flag} ${JSON.stringify(value)} is not an ISO-8601 time`);
   return ms;
 }
 
 function keyIds(values: string[]): number[] {
   return values.map((v) => {
-    if (!/^[0-9]+$/.test(v)) throw new V1CommandError(`--key ${JSON.stringify(v)} is not a key id`);
+    if (!/^[0-9]+$/.test(v)) throw new CommandError(`--key ${JSON.stringify(v)} is not a key id`);
     return Number(v);
   });
 }
@@ -53,12 +50,12 @@ export function registerV1Commands(program: Command, withContext: CommandContext
       withContext(async ({ store, out }) => {
         const startsAt = time(opts.from, '--from');
         const endsAt = time(opts.to, '--to');
-        if (endsAt <= startsAt) throw new V1CommandError('--to must be after --from');
+        if (endsAt <= startsAt) throw new CommandError('--to must be after --from');
         const ids = opts.key.length === 0 ? null : keyIds(opts.key);
         if (ids !== null) {
           const known = new Set((await store.keys.list()).map((k) => k.id));
           const unknown = ids.filter((id) => !known.has(id));
-          if (unknown.length > 0) throw new V1CommandError(`no key ${unknown.join(', ')}`);
+          if (unknown.length > 0) throw new CommandError(`no key ${unknown.join(', ')}`);
         }
         const b = await store.retirement.addBrownout({
           startsAt,
@@ -95,10 +92,8 @@ export function registerV1Commands(program: Command, withContext: CommandContext
     .argument('<id>', 'the id shown by brownout add / list')
     .action((id: string) =>
       withContext(async ({ store, out }) => {
-        if (!/^[0-9]+$/.test(id))
-          throw new V1CommandError(`brownout id ${JSON.stringify(id)} is not a number`);
-        if (!(await store.retirement.removeBrownout(Number(id))))
-          throw new V1CommandError(`no brownout ${id}`);
+        if (!/^[0-9]+$/.test(id)) throw new CommandError(`brownout id ${JSON.stringify(id)} is not a number`);
+        if (!(await store.retirement.removeBrownout(Number(id)))) throw new CommandError(`no brownout ${id}`);
         out.result({ id: Number(id), removed: true }, `brownout ${id} removed`);
       }),
     );
@@ -110,7 +105,7 @@ export function registerV1Commands(program: Command, withContext: CommandContext
       withContext(async ({ store, out }) => {
         const days = parseReportDays(opts.days);
         if (days === null) {
-          throw new V1CommandError(
+          throw new CommandError(
             `--days ${JSON.stringify(opts.days)}: a whole number of days, 1 to ${MAX_REPORT_DAYS}`,
           );
         }

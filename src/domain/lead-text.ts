@@ -13,16 +13,9 @@
  * FTS5 trigram index and checks them with `wordSimilarity` below.
  */
 
-export const TEXT_FIELDS = [
-  'firstName',
-  'lastName',
-  'fullName',
-  'email',
-  'companyName',
-  'jobTitle',
-  'note',
-] as const;
-export type TextField = (typeof TEXT_FIELDS)[number];
+import { TEXT_FIELDS, type TextField } from '../schemas/lead-vocabulary.js';
+
+export { TEXT_FIELDS, type TextField };
 
 /** Folded values of a lead's searchable fields, in TEXT_FIELDS order ('' when unset). */
 export type LeadText = string[];

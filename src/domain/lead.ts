@@ -1,3 +1,5 @@
+import type { LeadSource } from '../schemas/lead-vocabulary.js';
+
 /**
  * A lead: a contact a member collected, by a profile connection or a card scan.
  *
@@ -8,15 +10,7 @@
  */
 export type LeadKind = 'connection' | 'scan';
 
-/** How a lead was collected, as v2 names it (v2-and-lifecycle "V2 lead shape"). */
-export const LEAD_SOURCES = [
-  'APP_TO_APP',
-  'PROFILE_CONNECTION',
-  'BUSINESS_CARD_SCAN',
-  'QR_CODE_SCAN',
-  'MANUAL',
-] as const;
-export type LeadSource = (typeof LEAD_SOURCES)[number];
+export { LEAD_SOURCES, type LeadSource } from '../schemas/lead-vocabulary.js';
 
 /**
  * The source of a lead that arrived with v1 flags only (import): a scan is a business-card

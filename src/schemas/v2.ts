@@ -1,6 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { LEAD_SOURCES } from '../domain/lead.js';
-import { TEXT_FIELDS } from '../domain/lead-text.js';
+import { LEAD_SOURCES, TEXT_FIELDS } from './lead-vocabulary.js';
 
 /**
  * The v2 wire contract (v2-and-lifecycle "V2 interface"): request bodies are closed objects —
