@@ -13,9 +13,9 @@ import postgres from 'postgres';
 import { fileSource, importRecords } from '../src/domain/import.js';
 import { createKey } from '../src/domain/keys.js';
 import { seedRecords } from '../src/domain/seed.js';
+import type { Store } from '../src/domain/store.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
-import type { Store } from '../src/storage/store.js';
 import { BIN, freePort, load, machine, median, startPinned, stop, type Target } from './lib.js';
 
 const LEADS = Number(process.env.BENCH_LEADS ?? 200_000);

@@ -4,6 +4,7 @@ import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { AppError } from './domain/errors.js';
 import type { RateLimiter } from './domain/rate-limit.js';
+import type { Store } from './domain/store.js';
 import { UsageLedger } from './domain/usage.js';
 import { adminRoutes } from './http/admin.js';
 import { clientErrorHandler, throttleAuthFailures } from './http/client-limits.js';
@@ -17,7 +18,6 @@ import { BrownoutSchedule } from './http/v1/brownout-schedule.js';
 import { deprecationHeaders, V1_PREFIX } from './http/v1/deprecation.js';
 import { v1Routes } from './http/v1/routes.js';
 import { v2Routes } from './http/v2/routes.js';
-import type { Store } from './storage/store.js';
 
 export interface AppDeps {
   config: Config;

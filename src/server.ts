@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type AppDeps, buildApp } from './app.js';
 import { type Config, defaultPublicUrl } from './config.js';
+import type { Store } from './domain/store.js';
 import { RedisRateLimiter } from './storage/redis-rate-limit.js';
-import type { Store } from './storage/store.js';
 
 export interface RunningServer {
   app: FastifyInstance;

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../src/app.js';
 import { generateKey } from '../src/domain/api-key.js';
 import { createKey } from '../src/domain/keys.js';
-import type { Store } from '../src/storage/store.js';
+import type { Store } from '../src/domain/store.js';
 import { enginesUnderTest, makeEngineStore } from './engines.js';
 import { load, testConfig } from './helpers.js';
 import { M, searchRecords } from './v2/search-fixture.js';

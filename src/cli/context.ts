@@ -1,9 +1,9 @@
 import type { Command } from 'commander';
 import { ImportError } from '../domain/import.js';
 import { KeyCommandError } from '../domain/keys.js';
+import type { Store } from '../domain/store.js';
 import { MigrationError } from '../storage/migration-error.js';
 import { openStore, StoreConfigError, type StoreLocation } from '../storage/open-store.js';
-import type { Store } from '../storage/store.js';
 import { CommandError } from './command-error.js';
 import { fail, makeOutput, type Output } from './output.js';
 

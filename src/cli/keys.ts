@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { parseIsoTime } from '../config.js';
 import { createKey, KeyCommandError } from '../domain/keys.js';
-import type { ApiKey } from '../storage/store.js';
+import type { ApiKey } from '../domain/store.js';
 import type { CommandContext } from './context.js';
 
 function memberRef(value: string): number | string {

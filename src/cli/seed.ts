@@ -1,7 +1,7 @@
 import { Readable } from 'node:stream';
 import { type Command, InvalidArgumentError } from 'commander';
 import { type ImportSummary, importRecords } from '../domain/import.js';
-import type { Store } from '../storage/store.js';
+import type { Store } from '../domain/store.js';
 import type { CommandContext } from './context.js';
 
 export interface SeedRequest {

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { createKey } from '../domain/keys.js';
+import type { Store } from '../domain/store.js';
 import { createLogger } from '../logger.js';
 import { startServer } from '../server.js';
 import { openStore } from '../storage/open-store.js';
-import type { Store } from '../storage/store.js';
 import { type GlobalOptions, isExpected, storeLocation } from './context.js';
 import { fail } from './output.js';
 import { seedStore } from './seed.js';

@@ -4,13 +4,13 @@ import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { type ImportConfig, loadImportConfig } from '../config.js';
 import { LeadRecord, MemberRecord, SubteamRecord, TeamRecord } from '../schemas/import-records.js';
-import type { Collector, ImportWriter, NewLead, Store } from '../storage/store.js';
 import type { Subteam } from './directory.js';
 import { importLines } from './import-lines.js';
 import { captureTimeTooLate } from './instant.js';
 import { COLUMN_MEMBERS, sourceFromV1Flags } from './lead.js';
 import { leadText } from './lead-text.js';
 import { findUnstorableText } from './storable-text.js';
+import type { Collector, ImportWriter, NewLead, Store } from './store.js';
 import { canonicalTimeZone, timeLabel } from './time-label.js';
 
 /** A bad record: reported as `file:line: reason`, and the whole import is rolled back. */

@@ -1,5 +1,5 @@
-import type { ApiKey, Store } from '../storage/store.js';
 import { displayPrefix, generateKey, hashKey } from './api-key.js';
+import type { ApiKey, Store } from './store.js';
 
 export class KeyCommandError extends Error {
   override name = 'KeyCommandError';

@@ -1,10 +1,10 @@
 import type { CreateBody } from '../schemas/v2.js';
-import type { NewLead } from '../storage/store.js';
 import type { Member, Team } from './directory.js';
 import { invalidParams } from './errors.js';
 import { captureTimeTooLate, parseInstant } from './instant.js';
 import type { LeadKind, LeadSource } from './lead.js';
 import { leadText } from './lead-text.js';
+import type { NewLead } from './store.js';
 import { timeLabel } from './time-label.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ApiKey } from '../storage/store.js';
+import type { ApiKey } from './store.js';
 import { type UsageRow, utcDay } from './usage.js';
 
 /**

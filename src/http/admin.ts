@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { requireTeamAdmin } from '../domain/access.js';
 import { invalidParams } from '../domain/errors.js';
 import type { RateLimiter } from '../domain/rate-limit.js';
+import type { Store } from '../domain/store.js';
 import {
   MAX_REPORT_DAYS,
   parseReportDays,
@@ -10,7 +11,6 @@ import {
   v1Report,
   windowStart,
 } from '../domain/v1-report.js';
-import type { Store } from '../storage/store.js';
 import { authenticate } from './auth.js';
 import { countAgainstQuota } from './caller.js';
 

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { displayPrefix, hashesMatch, hashKey, presentedKey } from '../domain/api-key.js';
 import type { Caller } from '../domain/directory.js';
 import { AppError } from '../domain/errors.js';
-import type { KeyStore } from '../storage/store.js';
+import type { KeyStore } from '../domain/store.js';
 import { KEY_IN_URL, keyInQuery } from './key-in-url.js';
 
 declare module 'fastify' {

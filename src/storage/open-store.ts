@@ -1,6 +1,6 @@
+import type { Store } from '../domain/store.js';
 import { DEFAULT_POSTGRES_OPTIONS, type PostgresOptions, PostgresStore } from './postgres/postgres-store.js';
 import { SqliteStore } from './sqlite/sqlite-store.js';
-import type { Store } from './store.js';
 
 export interface StoreLocation {
   dbPath: string;

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Lead } from '../../src/domain/lead.js';
 import { leadText } from '../../src/domain/lead-text.js';
+import type { NewLead, Store } from '../../src/domain/store.js';
 import { leadIds, randomLeadId } from '../../src/storage/lead-id.js';
-import type { NewLead, Store } from '../../src/storage/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load } from '../helpers.js';
 

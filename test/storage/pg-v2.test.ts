@@ -5,10 +5,10 @@ import { base, de, en, es, Faker, fr } from '@faker-js/faker';
 import postgres from 'postgres';
 import type { Lead } from '../../src/domain/lead.js';
 import { FUZZY_THRESHOLD, fold, leadText, wordSimilarity } from '../../src/domain/lead-text.js';
+import type { LeadFilter, NewLead } from '../../src/domain/store.js';
 import { migrate } from '../../src/storage/postgres/migrations.js';
 import { searchQuery } from '../../src/storage/postgres/postgres-search.js';
 import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
-import type { LeadFilter, NewLead } from '../../src/storage/store.js';
 import { type EngineStore, makeEngineStore, testDatabaseUrl } from '../engines.js';
 import { load } from '../helpers.js';
 

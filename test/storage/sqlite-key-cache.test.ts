@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { displayPrefix } from '../../src/domain/api-key.js';
 import { createKey } from '../../src/domain/keys.js';
+import type { Store } from '../../src/domain/store.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
-import type { Store } from '../../src/storage/store.js';
 import { load, makeStore } from '../helpers.js';
 
 /** The SQLite key look-up is remembered between requests; no write may go unseen because of it. */

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
+import type { LeadFilter, LeadScope } from '../../src/domain/store.js';
 import { LEAD_QUERIES } from '../../src/storage/sqlite/sqlite-leads.js';
 import { byUuidQuery, changesQuery, searchQuery } from '../../src/storage/sqlite/sqlite-search.js';
-import type { LeadFilter, LeadScope } from '../../src/storage/store.js';
 import { load, makeStore } from '../helpers.js';
 
 /**

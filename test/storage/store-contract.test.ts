@@ -3,8 +3,8 @@ import { after, before, describe, test } from 'node:test';
 import { hashKey } from '../../src/domain/api-key.js';
 import type { Lead } from '../../src/domain/lead.js';
 import { leadText } from '../../src/domain/lead-text.js';
+import type { EpochRange, RangeScope, Store } from '../../src/domain/store.js';
 import { SUBTEAM_WINDOW } from '../../src/storage/rows.js';
-import type { EpochRange, RangeScope, Store } from '../../src/storage/store.js';
 import { enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load } from '../helpers.js';
 

@@ -2,7 +2,6 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Lead } from '../../src/domain/lead.js';
 import { fold, leadText, type TextField } from '../../src/domain/lead-text.js';
-import { openStore } from '../../src/storage/open-store.js';
 import type {
   IdempotencyClaim,
   LeadFilter,
@@ -11,7 +10,8 @@ import type {
   SearchPosition,
   Store,
   TextClause,
-} from '../../src/storage/store.js';
+} from '../../src/domain/store.js';
+import { openStore } from '../../src/storage/open-store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { eventually, load } from '../helpers.js';
 

@@ -4,7 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createKey } from '../../src/domain/keys.js';
-import type { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/domain/store.js';
 import { enginesUnderTest, makeEngineStore } from '../engines.js';
 import { auth, load, testConfig } from '../helpers.js';
 import { M, SUBTEAM, searchRecords } from '../v2/search-fixture.js';

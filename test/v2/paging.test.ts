@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { CursorCodec } from '../../src/domain/cursor.js';
-import type { Store } from '../../src/storage/store.js';
+import type { Store } from '../../src/domain/store.js';
 import { enginesUnderTest, makeEngineStore } from '../engines.js';
 import { keyFor, load, makeApp } from '../helpers.js';
 import { assertInvalidParams } from '../v1/http-assert.js';

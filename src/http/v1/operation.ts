@@ -1,6 +1,6 @@
 import type { Caller } from '../../domain/directory.js';
 import type { Lead } from '../../domain/lead.js';
-import type { EpochRange, RangeScope, Store } from '../../storage/store.js';
+import type { EpochRange, RangeScope, Store } from '../../domain/store.js';
 
 /** What a v1 operation answers: one lead (or none), or a range to stream. */
 export type V1Result =

@@ -11,8 +11,8 @@ import {
   successorRequest,
   sunsetError,
 } from '../../domain/retirement.js';
+import type { Store } from '../../domain/store.js';
 import { lastLeadBody } from '../../domain/v1-wire.js';
-import type { Store } from '../../storage/store.js';
 import { authenticate } from '../auth.js';
 import { countAgainstQuota } from '../caller.js';
 import { etagOf, noneMatch } from '../etag.js';

@@ -3,7 +3,7 @@ import type { Config } from '../../config.js';
 import { CursorCodec } from '../../domain/cursor.js';
 import type { Caller } from '../../domain/directory.js';
 import type { RateLimiter } from '../../domain/rate-limit.js';
-import type { Store } from '../../storage/store.js';
+import type { Store } from '../../domain/store.js';
 import { authenticate } from '../auth.js';
 import { countAgainstQuota } from '../caller.js';
 import { markUsage } from '../usage.js';

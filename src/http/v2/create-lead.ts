@@ -2,9 +2,9 @@ import { fingerprint } from '../../domain/cursor.js';
 import { AppError, invalidParams } from '../../domain/errors.js';
 import { newLeadFrom } from '../../domain/new-lead.js';
 import { assertStorableBody } from '../../domain/storable-text.js';
+import type { IdempotencyClaim } from '../../domain/store.js';
 import { leadToV2 } from '../../domain/v2-wire.js';
 import { CreateBody } from '../../schemas/v2.js';
-import type { IdempotencyClaim } from '../../storage/store.js';
 import { validator } from '../validate.js';
 import { V2_PREFIX, type V2Handler } from './context.js';
 

@@ -4,9 +4,9 @@ import { type InvalidParam, invalidParams } from '../../domain/errors.js';
 import { parseInstant } from '../../domain/instant.js';
 import { FUZZY_MIN_LENGTH, fold, words } from '../../domain/lead-text.js';
 import { assertStorableBody } from '../../domain/storable-text.js';
+import type { LeadFilter, SearchPosition, TextClause } from '../../domain/store.js';
 import { leadToV2 } from '../../domain/v2-wire.js';
 import { SearchBody } from '../../schemas/v2.js';
-import type { LeadFilter, SearchPosition, TextClause } from '../../storage/store.js';
 import { validator } from '../validate.js';
 import type { V2Handler } from './context.js';
 

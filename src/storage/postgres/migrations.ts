@@ -1,7 +1,7 @@
 import type { Sql, TransactionSql } from 'postgres';
 import { leadText } from '../../domain/lead-text.js';
+import type { MigrationReport } from '../../domain/store.js';
 import { MigrationError } from '../migration-error.js';
-import type { MigrationReport } from '../store.js';
 import { hasEmail, searchText, textColumns } from './postgres-text.js';
 
 interface Migration {

@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
 import type { Member, Role, Team } from '../../domain/directory.js';
-import type { DirectoryStore, SubteamAccess } from '../store.js';
+import type { DirectoryStore, SubteamAccess } from '../../domain/store.js';
 
 export interface PgMemberRow {
   id: number;

@@ -1,7 +1,7 @@
 import type { TransactionSql } from 'postgres';
 import type { Member, Subteam, Team } from '../../domain/directory.js';
+import type { Collector, ImportWriter, NewLead, StagedRecord } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
-import type { Collector, ImportWriter, NewLead, StagedRecord } from '../store.js';
 import { type PgMemberRow, pgToMember } from './postgres-directory.js';
 import { hasEmail, searchText, textColumns } from './postgres-text.js';
 

@@ -1,7 +1,7 @@
 import type { Sql } from 'postgres';
 import type { Role } from '../../domain/directory.js';
+import type { ApiKey, KeyStore, NewApiKey, StoredKey } from '../../domain/store.js';
 import { KEY_COLUMNS, type KeyRow, toApiKey } from '../rows.js';
-import type { ApiKey, KeyStore, NewApiKey, StoredKey } from '../store.js';
 
 export class PostgresKeyStore implements KeyStore {
   private readonly columns;

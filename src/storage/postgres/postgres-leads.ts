@@ -1,9 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Sql, TransactionSql } from 'postgres';
 import type { Lead } from '../../domain/lead.js';
-import { uuid7 } from '../../domain/uuid7.js';
-import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
-import { LEAD_COLUMNS, type LeadRow, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
 import type {
   ChangesPage,
   CreateResult,
@@ -15,7 +12,10 @@ import type {
   NewLead,
   RangeScope,
   SearchPosition,
-} from '../store.js';
+} from '../../domain/store.js';
+import { uuid7 } from '../../domain/uuid7.js';
+import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
+import { LEAD_COLUMNS, type LeadRow, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
 import {
   byUuidQuery,
   changesQuery,

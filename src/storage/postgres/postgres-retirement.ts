@@ -1,8 +1,8 @@
 import type { Sql } from 'postgres';
 import type { Brownout } from '../../domain/retirement.js';
+import type { NewBrownout, RetirementStore } from '../../domain/store.js';
 import type { UsageRow } from '../../domain/usage.js';
 import { toUsageRow, type UsageDbRow } from '../rows.js';
-import type { NewBrownout, RetirementStore } from '../store.js';
 
 interface BrownoutRow {
   id: number;

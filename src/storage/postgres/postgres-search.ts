@@ -1,6 +1,6 @@
 import { FUZZY_THRESHOLD } from '../../domain/lead-text.js';
+import type { LeadFilter, LeadScope, SearchPosition, TextClause } from '../../domain/store.js';
 import { LEAD_COLUMNS } from '../rows.js';
-import type { LeadFilter, LeadScope, SearchPosition, TextClause } from '../store.js';
 import { textFieldIndex } from './postgres-text.js';
 
 /**

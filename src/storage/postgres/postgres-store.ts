@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import postgres, { type Sql } from 'postgres';
 import { FUZZY_THRESHOLD } from '../../domain/lead-text.js';
 import type { RateLimiter } from '../../domain/rate-limit.js';
-import type { ImportWriter, MigrationReport, Store } from '../store.js';
+import type { ImportWriter, MigrationReport, Store } from '../../domain/store.js';
 import { migrate } from './migrations.js';
 import { PostgresDirectoryStore } from './postgres-directory.js';
 import { PostgresImportWriter } from './postgres-import.js';

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { leadText, paddedWords } from '../../domain/lead-text.js';
+import type { MigrationReport } from '../../domain/store.js';
 import { MigrationError } from '../migration-error.js';
-import type { MigrationReport } from '../store.js';
 
 /**
  * Versioned schema of the embedded store. Append only: a released migration never changes.

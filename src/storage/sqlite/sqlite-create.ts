@@ -1,9 +1,9 @@
 import type Database from 'better-sqlite3';
 import type { Lead } from '../../domain/lead.js';
+import type { CreateResult, IdempotencyClaim, NewLead } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
 import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
 import { LEAD_COLUMNS, type LeadRow, toLead } from '../rows.js';
-import type { CreateResult, IdempotencyClaim, NewLead } from '../store.js';
 import { INSERT_LEAD_TEXT } from './migrations.js';
 import { LEAD_INSERT, leadTextValues, leadValues } from './sqlite-lead-writes.js';
 

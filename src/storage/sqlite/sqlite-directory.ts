@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Member, Role, Team } from '../../domain/directory.js';
-import type { DirectoryStore, SubteamAccess } from '../store.js';
+import type { DirectoryStore, SubteamAccess } from '../../domain/store.js';
 
 interface MemberRow {
   id: number;

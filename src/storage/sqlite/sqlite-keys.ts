@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Role } from '../../domain/directory.js';
+import type { ApiKey, KeyStore, NewApiKey, StoredKey } from '../../domain/store.js';
 import { KEY_COLUMNS, type KeyRow, toApiKey } from '../rows.js';
-import type { ApiKey, KeyStore, NewApiKey, StoredKey } from '../store.js';
 
 /** Keys remembered by display prefix; dropped whenever the file may have changed (see `stamp`). */
 const CACHE_MAX = 10_000;

@@ -1,5 +1,5 @@
 import { paddedWords, TEXT_FIELDS } from '../../domain/lead-text.js';
-import type { NewLead } from '../store.js';
+import type { NewLead } from '../../domain/store.js';
 
 /**
  * How a lead becomes rows, shared by import and v2 creation so both store the same columns:

@@ -1,7 +1,6 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import type { Lead } from '../../domain/lead.js';
-import { LEAD_COLUMNS, type LeadRow, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
 import type {
   ChangesPage,
   CreateResult,
@@ -13,7 +12,8 @@ import type {
   NewLead,
   RangeScope,
   SearchPosition,
-} from '../store.js';
+} from '../../domain/store.js';
+import { LEAD_COLUMNS, type LeadRow, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
 import { SqliteLeadCreator } from './sqlite-create.js';
 import {
   byUuidQuery,

@@ -8,8 +8,8 @@ import {
   type TextField,
   wordSimilarity,
 } from '../../domain/lead-text.js';
+import type { LeadFilter, LeadScope, SearchPosition, TextClause } from '../../domain/store.js';
 import { LEAD_COLUMNS } from '../rows.js';
-import type { LeadFilter, LeadScope, SearchPosition, TextClause } from '../store.js';
 
 /**
  * The v2 reads as SQL built per request. Only fixed fragments go into the text; every value

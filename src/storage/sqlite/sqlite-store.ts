@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
 import { MemoryRateLimiter, type RateLimiter } from '../../domain/rate-limit.js';
+import type { ImportWriter, MigrationReport, Store } from '../../domain/store.js';
 import { MigrationError } from '../migration-error.js';
-import type { ImportWriter, MigrationReport, Store } from '../store.js';
 import { LATEST_VERSION, migrate } from './migrations.js';
 import { SqliteDirectoryStore } from './sqlite-directory.js';
 import { createStoreFile } from './sqlite-file.js';

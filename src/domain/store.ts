@@ -1,13 +1,15 @@
-import type { Member, Role, Subteam, Team } from '../domain/directory.js';
-import type { Lead, LeadKind, LeadSource } from '../domain/lead.js';
-import type { LeadText, TextField } from '../domain/lead-text.js';
-import type { RateLimiter } from '../domain/rate-limit.js';
-import type { Brownout } from '../domain/retirement.js';
-import type { UsageRow, UsageSink } from '../domain/usage.js';
+import type { Member, Role, Subteam, Team } from './directory.js';
+import type { Lead, LeadKind, LeadSource } from './lead.js';
+import type { LeadText, TextField } from './lead-text.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { Brownout } from './retirement.js';
+import type { UsageRow, UsageSink } from './usage.js';
 
 /**
- * The store interfaces the rest of the code depends on. Rows stop behind these: callers get
- * domain objects. Every method is async so engines with network round trips fit the same shape.
+ * The store interfaces — the domain's ports: the domain and the HTTP layer call them, and
+ * src/storage/ implements them once per engine, so the domain imports nothing from storage.
+ * Rows stop behind these: callers get domain objects. Every method is async so engines with
+ * network round trips fit the same shape.
  */
 
 /** Half-open epoch range `start <= epoch < end`; `end: null` means no upper bound. */
