@@ -42,7 +42,12 @@ export interface EngineStore {
   cleanup(): Promise<void>;
 }
 
-/** A fresh, migrated store on `engine`; on PostgreSQL a schema of its own, dropped by cleanup. */
+/**
+ * A fresh, migrated store on `engine`; on PostgreSQL a schema of its own, dropped by cleanup, and
+ * the only schema on its search_path — as an operator running several stores in one database
+ * would set it. pg_trgm is wherever the database has it (made in public by the first migration):
+ * the store must find it without the path's help (issue 20 §2).
+ */
 export async function makeEngineStore(engine: EngineName): Promise<EngineStore> {
   if (engine === 'sqlite') {
     const made = await makeStore();
@@ -53,9 +58,7 @@ export async function makeEngineStore(engine: EngineName): Promise<EngineStore> 
   const schema = `lt_${randomBytes(6).toString('hex')}`;
   const admin = postgres(base, { max: 1, onnotice: () => {} });
   await admin.unsafe(`CREATE SCHEMA ${schema}`);
-  await ensureTrigramExtension(admin);
-  // public stays on the path: pg_trgm lives there, shared by every test schema.
-  const url = `${base}${base.includes('?') ? '&' : '?'}search_path=${schema}%2Cpublic`;
+  const url = schemaUrl(base, schema);
   const store = PostgresStore.open(url);
   await store.migrate();
   return {
@@ -69,15 +72,7 @@ export async function makeEngineStore(engine: EngineName): Promise<EngineStore> 
   };
 }
 
-/**
- * pg_trgm in the public schema, made once for the whole database. Without it, the first store
- * to migrate would create the extension inside its own schema and take it along when dropped.
- */
-async function ensureTrigramExtension(admin: postgres.Sql): Promise<void> {
-  try {
-    await admin.unsafe('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public');
-  } catch (err) {
-    // Two test processes creating it at once: the loser sees a duplicate; the extension is there.
-    if (!['23505', '42710'].includes((err as { code?: string }).code ?? '')) throw err;
-  }
+/** `base` with its search_path set to `schema` alone. */
+export function schemaUrl(base: string, schema: string): string {
+  return `${base}${base.includes('?') ? '&' : '?'}search_path=${schema}`;
 }

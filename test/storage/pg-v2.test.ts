@@ -9,7 +9,8 @@ import type { LeadFilter, NewLead } from '../../src/domain/store.js';
 import { migrate } from '../../src/storage/postgres/migrations.js';
 import { searchQuery } from '../../src/storage/postgres/postgres-search.js';
 import type { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
-import { type EngineStore, makeEngineStore, testDatabaseUrl } from '../engines.js';
+import { quoteIdent, trigramSchema } from '../../src/storage/postgres/trigram.js';
+import { type EngineStore, makeEngineStore, schemaUrl, testDatabaseUrl } from '../engines.js';
 import { load } from '../helpers.js';
 
 /**
@@ -104,8 +105,9 @@ describe('PostgreSQL v2', {
 
   test('wordSimilarity (lead-text.ts) is pg_trgm word_similarity', async () => {
     const pairs = similarityPairs();
+    const trgm = quoteIdent((await trigramSchema(raw))!);
     const rows = (await raw.unsafe(
-      `SELECT word_similarity(v, f) AS s FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(v, f, i)
+      `SELECT ${trgm}.word_similarity(v, f) AS s FROM unnest($1::text[], $2::text[]) WITH ORDINALITY AS u(v, f, i)
         ORDER BY i`,
       [pairs.map((p) => p[0]), pairs.map((p) => p[1])],
     )) as unknown as { s: number }[];
@@ -223,7 +225,7 @@ describe('PostgreSQL v2', {
       hasEmail: null,
       text: [{ fields: ['lastName', 'fullName'], value: fold('Quakenbush'), match: 'FUZZY' }],
     };
-    const query = searchQuery(filter, 'DESC', null, 100);
+    const query = searchQuery(filter, 'DESC', null, 100, quoteIdent((await trigramSchema(raw))!));
     const plan = await raw.unsafe(`EXPLAIN ${query.text}`, query.params as never[]);
     const text = plan.map((r) => r['QUERY PLAN']).join('\n');
     assert.match(text, /leads_search/, `the plan uses the trigram index:\n${text}`);
@@ -253,7 +255,7 @@ describe('PostgreSQL v2', {
     const schema = `lt_${randomBytes(6).toString('hex')}`;
     const admin = postgres(url, { max: 1, onnotice: () => {} });
     await admin.unsafe(`CREATE SCHEMA ${schema}`);
-    const sql = postgres(`${url}${url.includes('?') ? '&' : '?'}search_path=${schema}%2Cpublic`, {
+    const sql = postgres(schemaUrl(url, schema), {
       max: 1,
       onnotice: () => {},
     });

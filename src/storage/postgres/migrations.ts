@@ -3,11 +3,13 @@ import { leadText } from '../../domain/lead-text.js';
 import type { MigrationReport } from '../../domain/store.js';
 import { MigrationError } from '../migration-error.js';
 import { hasEmail, searchText, textColumns } from './postgres-text.js';
+import { ensureTrigram } from './trigram.js';
 
 interface Migration {
   version: number;
   name: string;
-  sql: string;
+  /** A function when the SQL names pg_trgm's objects: `trgm` is the extension's schema, quoted. */
+  sql: string | ((on: { trgm: string }) => string);
   /** Work SQL cannot do (text folding), run in the same transaction after `sql`. */
   after?: (tx: TransactionSql) => Promise<void>;
 }
@@ -142,8 +144,10 @@ const MIGRATIONS: Migration[] = [
     //   (leads_seq alone is not commit-ordered). Leads stored before this migration have 0.
     // - text_fields / search: folded searchable fields (src/domain/lead-text.ts), one by one for
     //   rechecks and joined for the pg_trgm GIN index that finds FUZZY and EXACT candidates.
-    sql: `
-      CREATE EXTENSION IF NOT EXISTS pg_trgm;
+    // pg_trgm is found where it is (or made in public) and its operator class named with that
+    // schema: the store's search_path need not include it (issue 20 §2). Stores migrated before
+    // got the same index; only where a missing extension is created changed.
+    sql: ({ trgm }) => `
       ALTER TABLE leads
         ADD COLUMN source text NOT NULL DEFAULT 'PROFILE_CONNECTION'
           CHECK (source IN ('APP_TO_APP', 'PROFILE_CONNECTION', 'BUSINESS_CARD_SCAN', 'QR_CODE_SCAN', 'MANUAL')),
@@ -162,7 +166,7 @@ const MIGRATIONS: Migration[] = [
           ELSE 'PROFILE_CONNECTION' END,
         has_email = coalesce(fields::jsonb ->> 'email', '') <> '';
       CREATE INDEX leads_team_feed ON leads(team_id, txid, seq);
-      CREATE INDEX leads_search ON leads USING gin (search gin_trgm_ops);
+      CREATE INDEX leads_search ON leads USING gin (search ${trgm}.gin_trgm_ops);
       CREATE TABLE idempotency_keys (
         key_id bigint NOT NULL,
         key text NOT NULL,
@@ -229,7 +233,7 @@ export async function migrate(sql: Sql, target = LATEST_VERSION): Promise<Migrat
       if (m.version <= from || m.version > target) continue;
       try {
         await tx.savepoint(async (sp) => {
-          await sp.unsafe(m.sql);
+          await sp.unsafe(typeof m.sql === 'string' ? m.sql : m.sql({ trgm: await ensureTrigram(sp) }));
           await m.after?.(sp);
           await sp`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${m.version}, ${m.name}, ${Date.now()})`;
         });

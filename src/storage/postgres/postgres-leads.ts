@@ -26,6 +26,7 @@ import {
   searchQuery,
 } from './postgres-search.js';
 import { hasEmail, searchText } from './postgres-text.js';
+import type { TrigramSchema } from './trigram.js';
 
 /** Leads per PostgreSQL range query: ten v1 batches a round trip. */
 export const RANGE_PAGE = 1000;
@@ -71,6 +72,7 @@ export class PostgresLeadStore implements LeadStore {
   constructor(
     private readonly sql: Sql,
     private readonly reads: () => Sql,
+    private readonly trigram: TrigramSchema,
   ) {}
 
   private async one(query: string, params: number[]): Promise<Lead | null> {
@@ -143,7 +145,8 @@ export class PostgresLeadStore implements LeadStore {
     limit: number,
   ): Promise<Lead[]> {
     // Not prepared: the text varies with the filter's shape, and each shape would stay cached.
-    return (await rowsOf(this.reads(), searchQuery(filter, direction, after, limit))).map(toLead);
+    const query = searchQuery(filter, direction, after, limit, await this.trigram.get());
+    return (await rowsOf(this.reads(), query)).map(toLead);
   }
 
   async byUuid(scope: LeadScope, uuid: string): Promise<Lead | null> {

@@ -45,16 +45,18 @@ function containsPattern(value: string): string {
 /**
  * One clause: the trigram index over `search` (all fields joined) finds candidates, then the
  * clause's own fields are checked one by one — a match in another field does not count.
+ * `trgm` is pg_trgm's schema (quoted): its operator and function are named with it, since the
+ * store's search_path need not include it (trigram.ts).
  */
-function textCondition(clause: TextClause, p: Params): string {
+function textCondition(clause: TextClause, p: Params, trgm: string): string {
   const value = p.add(clause.value);
   const columns = clause.fields.map((f) => `l.text_fields[${textFieldIndex(f)}]`);
   if (clause.match === 'FUZZY') {
     // `<%` is word_similarity(value, search) >= pg_trgm.word_similarity_threshold, which each
     // pool connection sets to FUZZY_THRESHOLD; a field's similarity never exceeds the joined text's.
     const threshold = p.add(FUZZY_THRESHOLD);
-    const any = columns.map((c) => `word_similarity(${value}::text, ${c}) >= ${threshold}::real`);
-    return `(${value}::text <% l.search AND (${any.join(' OR ')}))`;
+    const any = columns.map((c) => `${trgm}.word_similarity(${value}::text, ${c}) >= ${threshold}::real`);
+    return `(${value}::text OPERATOR(${trgm}.<%) l.search AND (${any.join(' OR ')}))`;
   }
   const any = columns.map((c) => `${c} = ${value}::text`);
   return `(l.search LIKE ${p.add(containsPattern(clause.value))}::text AND (${any.join(' OR ')}))`;
@@ -65,6 +67,7 @@ export function searchQuery(
   direction: 'ASC' | 'DESC',
   after: SearchPosition | null,
   limit: number,
+  trgm: string,
 ): Query {
   const p = new Params();
   const where = [scopeCondition(filter.scope, p)];
@@ -72,7 +75,7 @@ export function searchQuery(
   if (filter.end !== null) where.push(`l.epoch < ${p.add(filter.end)}`);
   if (filter.sources !== null) where.push(`l.source = ANY(${p.add(filter.sources)}::text[])`);
   if (filter.hasEmail !== null) where.push(`l.has_email = ${p.add(filter.hasEmail)}::boolean`);
-  for (const clause of filter.text) where.push(textCondition(clause, p));
+  for (const clause of filter.text) where.push(textCondition(clause, p, trgm));
   const dir = direction === 'ASC' ? 'ASC' : 'DESC';
   if (after !== null) {
     where.push(`(l.epoch, l.seq) ${dir === 'ASC' ? '>' : '<'} (${p.add(after.epoch)}, ${p.add(after.seq)})`);

@@ -11,6 +11,7 @@ import { PostgresLeadStore } from './postgres-leads.js';
 import { PostgresRateLimiter } from './postgres-rate-limit.js';
 import { PostgresRetirementStore } from './postgres-retirement.js';
 import { ReplicaRouter, type ReplicaState } from './replica.js';
+import { TrigramSchema } from './trigram.js';
 
 export interface PostgresOptions {
   /** Most connections this instance opens (the pool is bounded). */
@@ -69,7 +70,7 @@ export class PostgresStore implements Store {
     private readonly replica: { sql: Sql; router: ReplicaRouter } | null,
   ) {
     const reads = replica === null ? () => sql : () => replica.router.reads();
-    this.leads = new PostgresLeadStore(sql, reads);
+    this.leads = new PostgresLeadStore(sql, reads, new TrigramSchema(sql));
     this.directory = new PostgresDirectoryStore(sql, reads);
     // Keys always come from the primary: a revocation must never be read stale.
     this.keys = new PostgresKeyStore(sql);
