@@ -1,3 +1,4 @@
 #!/usr/bin/env node
-// The installed `leadline` command: runs the compiled CLI (built by `npm install` through `prepare`).
+// The `leadline` command: runs the compiled CLI — in a checkout built by `npm install` through
+// `prepare`; in an installed package shipped built (the tarball holds dist/, not the sources).
 import '../dist/cli/main.js';

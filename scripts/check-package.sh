@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# Packs leadline as npm would publish it, installs the tarball into an empty directory with no
+# other dependencies, and uses it there as a user would: `npx leadline --help`, `leadline import`,
+# `leadline serve` (health, a v1 call, a docs page, a page asset). Catches what only an installed
+# copy shows: a file left out of `files`, a runtime import of a devDependency, a path that works
+# from the checkout but not from node_modules. Called by .ci/run; runs by hand from a checkout
+# whose dependencies are installed (`npm pack` builds dist/ through `prepack` + `prepare`).
+# Packing empties and rebuilds dist/: run it in a checkout nobody else is running the CLI from.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+work="$(mktemp -d "${TMPDIR:-/tmp}/leadline-package.XXXXXX")"
+server_pid=""
+cleanup() {
+  if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; fi
+  rm -rf "$work"
+}
+trap cleanup EXIT
+fail() {
+  echo "check-package: $*" >&2
+  exit 1
+}
+
+echo "--- npm pack"
+mkdir "$work/pack"
+npm pack --pack-destination "$work/pack" >"$work/pack.log" 2>&1 || { cat "$work/pack.log"; fail "npm pack failed"; }
+tarball="$(ls "$work"/pack/*.tgz)"
+contents="$(tar -tzf "$tarball")"
+for needed in package/bin/leadline.js package/dist/cli/main.js package/dist/storage/sqlite/migrations.js \
+  package/dist/storage/postgres/migrations.js package/docs/v1-reference.md package/docs/openapi.json \
+  package/src/http/assets/admin.js package/src/http/assets/leadline.css package/README.md package/CHANGELOG.md; do
+  grep -qx "$needed" <<<"$contents" || fail "$needed is missing from $(basename "$tarball")"
+done
+# Only what runs or is read at run time: no tests, no TypeScript sources, no source maps.
+if grep -E '^package/(test|bench|src/.*\.ts$|dist/.*\.map$)' <<<"$contents"; then
+  fail "the files above should not be in the package"
+fi
+echo "$(wc -l <<<"$contents") files in $(basename "$tarball")"
+
+echo "--- npm install <tarball> into an empty directory"
+app="$work/app"
+mkdir "$app"
+# The installing project's own allowScripts decides (a dependency's does not apply): allow
+# better-sqlite3 (it builds the native module); deny leadline's `prepare`, which npm lists for a
+# tarball although the package ships dist/ built (it compiles the TypeScript, which is not in it).
+# A tarball's identity for the policy is `file:<path>` (what `npm install-scripts deny` writes).
+printf '{ "private": true, "allowScripts": { "better-sqlite3": true, "file:%s": false } }\n' \
+  "$tarball" >"$app/package.json"
+(cd "$app" && npm install --no-audit --no-fund "$tarball") 2>&1 | tee "$work/install.log"
+if grep -qi allowScripts "$work/install.log"; then fail "npm install warned about install scripts"; fi
+
+cd "$app"
+leadline="$app/node_modules/.bin/leadline"
+echo "--- npx leadline --help"
+npx leadline --help >"$work/help.txt"
+for cmd in serve import migrate seed keys; do
+  grep -q "^  $cmd" "$work/help.txt" || { cat "$work/help.txt"; fail "--help does not list '$cmd'"; }
+done
+
+echo "--- leadline import"
+cat >"$work/leads.ndjson" <<'EOF'
+{"type":"team","id":1,"name":"Acme","timeZone":"Europe/Berlin"}
+{"type":"member","id":1,"teamId":1,"email":"ana@acme.test","name":"Ana Ruiz","role":"admin","pid":"7891"}
+{"type":"lead","userId":1,"id":"1001","epoch":1767225600000,"isLead":true,"name":"Zoe Smith"}
+{"type":"lead","userId":1,"id":"1002","epoch":1767229200000,"isScan":true,"name":"Max Moll"}
+EOF
+export LEADLINE_DB="$work/store.db"
+unset DATABASE_URL
+summary="$("$leadline" import --json "$work/leads.ndjson")"
+grep -q '"leads":2' <<<"$summary" || fail "import summary: $summary"
+# seed (and serve --demo) load @faker-js/faker, a runtime dependency for them alone (docs/cli.md).
+seeded="$("$leadline" seed --db "$work/seed.db" --teams 1 --members 2 --leads 20 --json)"
+grep -q '"leads":20' <<<"$seeded" || fail "seed summary: $seeded"
+key="$("$leadline" keys create --member ana@acme.test --legacy-v1 --json | grep -o 'llk_[A-Za-z0-9]*')"
+
+echo "--- leadline serve --port 0"
+"$leadline" serve --port 0 >"$work/serve.log" 2>&1 &
+server_pid=$!
+base=""
+for _ in $(seq 100); do
+  base="$(grep -o 'links point at http://[^" ]*' "$work/serve.log" | head -1 | sed 's/^links point at //')" || true
+  [ -n "$base" ] && break
+  kill -0 "$server_pid" 2>/dev/null || { cat "$work/serve.log"; fail "serve exited"; }
+  sleep 0.1
+done
+[ -n "$base" ] || { cat "$work/serve.log"; fail "serve did not say where it listens"; }
+echo "listening at $base"
+get() { curl -fsS --max-time 10 "$@"; }
+expect() { # <what the body must contain> <curl arguments…>: the body read whole, then checked
+  local want="$1" body
+  shift
+  body="$(get "$@")" || fail "GET ${*: -1} failed"
+  grep -qF -- "$want" <<<"$body" || fail "GET ${*: -1} answered without '$want': ${body:0:300}"
+}
+expect '"ok"' "$base/healthz"
+expect '"id":"1002"' -H "Authorization: Bearer $key" "$base/api/pub/leads/getLastLead"
+expect '<h1' "$base/docs/v1-reference"                # docs/ found from dist/http/pages.js
+expect 'font' "$base/assets/leadline.css"             # src/http/assets/ found from dist/http/
+expect 'fetch(' "$base/assets/admin.js"
+
+kill -TERM "$server_pid"
+status=0
+wait "$server_pid" || status=$?
+server_pid=""
+[ "$status" -eq 0 ] || { cat "$work/serve.log"; fail "serve exited $status on SIGTERM"; }
+echo "check-package: the installed package works"
