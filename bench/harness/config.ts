@@ -1,0 +1,40 @@
+/**
+ * The benchmark's knobs (bench/run.ts's header lists them), read once from the environment, and
+ * the sizes every scenario derives from them.
+ */
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export type Engine = 'sqlite' | 'postgres';
+
+const env = process.env;
+export const SMOKE = env.BENCH_SMOKE === '1';
+export const BENCH_10M = env.BENCH_10M === '1';
+/** RESULTS.md is written by a full run unless BENCH_WRITE=0. */
+export const WRITE_RESULTS = !SMOKE && env.BENCH_WRITE !== '0';
+/**
+ * Sizes above this are built by importing this many leads and copying them in SQL (bench/grow.ts):
+ * the 10M store. The smoke run copies too (2k → 4k), so that path cannot rot either.
+ */
+export const IMPORTED_AT_MOST = SMOKE ? 2_000 : 1_000_000;
+export const SIZES: number[] = env.BENCH_SIZES
+  ? env.BENCH_SIZES.split(',').map(Number)
+  : SMOKE
+    ? [2_000, 4_000]
+    : [10_000, 1_000_000, ...(BENCH_10M ? [10_000_000] : [])];
+export const LARGEST = Math.max(...SIZES);
+export const SMALLEST = Math.min(...SIZES);
+/** P1, P3 and P4 are stated at 1M leads: the largest imported size. P2 and P6 use LARGEST (10M). */
+export const MAIN = Math.max(...SIZES.filter((n) => n <= IMPORTED_AT_MOST), SMALLEST);
+export const SECONDS = Number(env.BENCH_SECONDS ?? (SMOKE ? 1 : 5));
+export const ROUNDS = Number(env.BENCH_ROUNDS ?? (SMOKE ? 1 : 3));
+export const ENGINES = (env.BENCH_ENGINES ?? 'sqlite,postgres').split(',') as Engine[];
+export const IMPORT_LEADS = Number(env.BENCH_IMPORT_LEADS ?? (SMOKE ? 2_000 : 100_000));
+export const RANGE_LEADS = Math.min(100_000, Math.floor(MAIN / 2));
+export const MEMBERS = 1_000; // one team of 1,000 members: P4's team, and every lead in one team
+export const PG_BASE = env.LEADLINE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+export const PROFILE = env.BENCH_PROFILE === '1';
+export const PROFILE_DIR = env.BENCH_PROFILE_DIR ?? join(tmpdir(), 'leadline-profiles');
+
+export const log = (s: string) =>
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${s}\n`);

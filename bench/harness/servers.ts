@@ -1,0 +1,86 @@
+/**
+ * The servers under load, all pinned to CPU 0: leadline on each prepared store, the reference
+ * servers (bench/reference-*.ts, json-server), and the requests the scenarios send them.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BIN, freePort, SERVER_ENV, startPinned, stop, type Target } from '../lib.js';
+import type { Req } from '../load.js';
+import { PROFILE, PROFILE_DIR } from './config.js';
+import { dir, type Prepared } from './stores.js';
+
+const started: Target[] = [];
+
+/** A prepared store and the leadline server answering from it. */
+export interface Served extends Prepared {
+  server: Target;
+}
+
+export async function serve(p: Prepared): Promise<Served> {
+  const port = await freePort();
+  const prof = PROFILE
+    ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${p.engine}-${p.size}.cpuprofile`]
+    : [];
+  const store = p.engine === 'sqlite' ? ['--db', p.where] : ['--database-url', p.where];
+  const server = await startPinned(
+    `leadline ${p.engine} ${p.size}`,
+    0,
+    [...prof, BIN, ...store, 'serve', '--port', String(port)],
+    SERVER_ENV,
+    `http://127.0.0.1:${port}/healthz`,
+  );
+  started.push(server);
+  return { ...p, server };
+}
+
+/** A v1 read of leadline's, with the store's key. */
+export const v1 = (s: Served, op: string, query = ''): Req => ({
+  url: `${s.server.url}/api/pub/leads/${op}${query}`,
+  auth: `Bearer ${s.key}`,
+});
+
+/** Starts `bench/<script>` (TypeScript) on a free port, its port then `args` as arguments. */
+export async function referenceServer(
+  name: string,
+  script: string,
+  args: string[],
+  readyPath: string,
+): Promise<Target> {
+  const port = await freePort();
+  const server = await startPinned(
+    name,
+    0,
+    ['--import', 'tsx', fileURLToPath(new URL(`../${script}`, import.meta.url)), String(port), ...args],
+    {},
+    `http://127.0.0.1:${port}${readyPath}`,
+  );
+  started.push(server);
+  return server;
+}
+
+export async function jsonServer(from: Served): Promise<Target> {
+  // The same leads, as leadline's v1 answers them, in json-server's db file.
+  const res = await fetch(v1(from, 'getLeadsTimeRangeForTeam', '?start=0').url, {
+    headers: { authorization: `Bearer ${from.key}` },
+  });
+  const leads = (await res.json()) as unknown[];
+  const db = join(dir, 'json-server-db.json');
+  writeFileSync(db, JSON.stringify({ leads }));
+  const port = await freePort();
+  const bin = fileURLToPath(new URL('../../node_modules/json-server/lib/cli/bin.js', import.meta.url));
+  const t = await startPinned(
+    'json-server',
+    0,
+    [bin, db, '--port', String(port), '--quiet'],
+    {},
+    `http://127.0.0.1:${port}/leads/${encodeURIComponent(String((leads[0] as { id: string }).id))}`,
+  );
+  started.push(t);
+  return t;
+}
+
+/** Stops every server the run started, the last started first. */
+export async function stopServers(): Promise<void> {
+  for (const t of started.reverse()) await stop(t).catch(() => {});
+}

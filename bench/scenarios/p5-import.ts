@@ -1,0 +1,51 @@
+/**
+ * P5: leadline's import of BENCH_IMPORT_LEADS (100k) leads into a fresh store, against the raw
+ * driver's bulk load of the same rows (bench/raw-load.ts), alternated engine by engine.
+ */
+import { join } from 'node:path';
+import { ENGINES, type Engine, IMPORT_LEADS, log, PG_BASE, ROUNDS } from '../harness/config.js';
+import { add, engineName, f2, med, type Row, sizeName } from '../harness/figures.js';
+import { dir, freshStore, schemaName, timedImport, writeSeed } from '../harness/stores.js';
+import { dumpPostgres, dumpSqlite, loadPostgres, loadSqlite } from '../raw-load.js';
+
+export async function importScenario(): Promise<void> {
+  const file = join(dir, `import-${IMPORT_LEADS}.ndjson`);
+  await writeSeed(file, IMPORT_LEADS);
+  const dumped: Partial<Record<Engine, { table: string; columns: string[] }[] | true>> = {};
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const engine of round % 2 === 0 ? ENGINES : [...ENGINES].reverse()) {
+      log(`P5 ${engine}: fresh store`);
+      const imp = await freshStore(engine, 'import');
+      log(`P5 ${engine}: importing`);
+      add(`import.${engine}`, await timedImport(imp.store, file));
+      await imp.store.close();
+      if (dumped[engine] === undefined) {
+        if (engine === 'sqlite') dumped[engine] = dumpSqlite(imp.where, dir);
+        else {
+          dumpPostgres(PG_BASE, schemaName('import'), dir);
+          dumped[engine] = true;
+        }
+      }
+      log(`P5 ${engine}: raw load`);
+      const raw = await freshStore(engine, 'raw');
+      await raw.store.close();
+      const d = dumped[engine]!;
+      add(
+        `rawload.${engine}`,
+        d === true ? await loadPostgres(raw.where, dir) : loadSqlite(raw.where, dir, d),
+      );
+      log(`P5 round ${round + 1} ${engine}: import ${med(`import.${engine}`).toFixed(2)} s`);
+    }
+  }
+}
+
+export const rows = (engine: Engine): Row[] => [
+  {
+    id: 'P5',
+    what: `import rate ÷ raw driver bulk load, ${sizeName(IMPORT_LEADS)} leads, ${engineName(engine)}`,
+    measured: med(`rawload.${engine}`) / med(`import.${engine}`),
+    target: 0.8,
+    sense: 'ge',
+    detail: `${f2(med(`import.${engine}`))} s vs ${f2(med(`rawload.${engine}`))} s (${engine === 'sqlite' ? 'prepared INSERTs' : 'COPY FROM STDIN'}, one transaction)`,
+  },
+];
