@@ -15,7 +15,7 @@ export const DEFAULT_LIMIT = 100;
 
 /**
  * POST /api/pub/v2/leads/search: one scope, optional conditions, a keyset page in capture-time
- * order (DESC, newest first, by default) and a signed cursor for the next page; `nextCursor` is
+ * order (DESC, newest first, by default) and a sealed cursor for the next page; `nextCursor` is
  * null only on the last page.
  */
 export const searchLeads: V2Handler = async ({ caller, store, cursors }, request) => {
