@@ -11,24 +11,36 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
+import { leadText, paddedWords } from '../src/domain/lead-text.js';
 
 const DIRECTORY = ['teams', 'members', 'subteams', 'subteam_members'];
+const TEXT_COLUMNS = ['first_name', 'last_name', 'full_name', 'email', 'company_name', 'job_title', 'note'];
 
 /** Writes one file per table (JSON arrays, one row a line); returns the tables with their columns. */
 export function dumpSqlite(dbPath: string, dir: string): { table: string; columns: string[] }[] {
   const db = new Database(dbPath, { readonly: true });
   const out: { table: string; columns: string[] }[] = [];
   try {
-    for (const table of [...DIRECTORY, 'leads', 'lead_text']) {
-      const stmt = db.prepare(
-        table === 'lead_text' ? 'SELECT rowid, * FROM lead_text' : `SELECT * FROM ${table}`,
-      );
+    for (const table of [...DIRECTORY, 'leads']) {
+      const stmt = db.prepare(`SELECT * FROM ${table}`);
       const columns = stmt.columns().map((c) => c.name);
       const lines: string[] = [];
       for (const row of stmt.raw(true).iterate()) lines.push(JSON.stringify(row));
       writeFileSync(join(dir, `raw-${table}.ndjson`), lines.join('\n'));
       out.push({ table, columns });
     }
+    // lead_text is contentless (SQLite migration 4): its columns read back as NULL, so its rows
+    // are derived from the leads, as import derives them.
+    const lines: string[] = [];
+    const leads = db.prepare('SELECT seq, fields, first_name, last_name FROM leads').raw(true).iterate();
+    for (const [seq, fields, firstName, lastName] of leads as Iterable<
+      [number, string, string | null, string | null]
+    >) {
+      const text = leadText(JSON.parse(fields), { firstName, lastName });
+      lines.push(JSON.stringify([seq, ...text.map(paddedWords)]));
+    }
+    writeFileSync(join(dir, 'raw-lead_text.ndjson'), lines.join('\n'));
+    out.push({ table: 'lead_text', columns: ['rowid', ...TEXT_COLUMNS] });
   } finally {
     db.close();
   }

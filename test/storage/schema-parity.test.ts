@@ -41,14 +41,13 @@ describe('schema parity', {
       const PG_ONLY_COLUMNS: Record<string, Record<string, string>> = {
         leads: {
           txid: 'change-feed order held at the oldest running transaction; SQLite has one writer, seq suffices',
-          text_fields: 'folded text per field for rechecks; SQLite keeps it in the lead_text FTS table',
+          text_fields: 'folded text per field for rechecks; SQLite re-derives it from leads.fields',
           search: 'folded text joined for the pg_trgm GIN index; SQLite searches lead_text instead',
         },
       };
       const SQLITE_ONLY_TABLES: Record<string, string> = {
-        lead_text: 'FTS5 trigram index of the searchable text (PostgreSQL: leads.text_fields/search)',
+        lead_text: 'contentless FTS5 trigram index of the searchable text (PostgreSQL: leads.search)',
         lead_text_config: 'FTS5 shadow table of lead_text',
-        lead_text_content: 'FTS5 shadow table of lead_text',
         lead_text_data: 'FTS5 shadow table of lead_text',
         lead_text_docsize: 'FTS5 shadow table of lead_text',
         lead_text_idx: 'FTS5 shadow table of lead_text',

@@ -36,6 +36,23 @@ describe('SQLite migrations', () => {
     db.close();
   });
 
+  test('a version-1 store with leads migrates to the latest, its leads indexed for search', () => {
+    const db = new Database(':memory:');
+    migrate(db, 1);
+    db.exec(`INSERT INTO teams (id, name) VALUES (1, 'T');
+      INSERT INTO members (id, team_id, email, role) VALUES (1, 1, 'm@t.test', 'member');
+      INSERT INTO leads (team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, fields,
+        uuid, created_at) VALUES (1, 1, 'x1', 0, 't', 'p', 'connection', 0,
+        '{"name":"José García","email":"jg@t.test"}', 'u1', 0)`);
+    // The backfills write while reading the leads: once an open iteration, which better-sqlite3 refuses.
+    assert.deepEqual(migrate(db).from, 1);
+    const match = (q: string): unknown[] =>
+      db.prepare('SELECT rowid FROM lead_text WHERE lead_text MATCH ?').pluck().all(q);
+    assert.deepEqual(match('{full_name} : ("jos" AND "ose")'), [1]);
+    assert.deepEqual(match('{email} : " jg"'), [1]);
+    db.close();
+  });
+
   test('the stores refuse to work on a schema that is not migrated', async () => {
     const store = SqliteStore.open(':memory:');
     assert.throws(() => store.leads, /run leadline migrate/);

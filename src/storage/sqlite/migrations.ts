@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import { leadText, paddedWords } from '../../domain/lead-text.js';
 import type { MigrationReport } from '../../domain/store.js';
 import { MigrationError } from '../migration-error.js';
+import { backfillLeadText } from './sqlite-lead-writes.js';
 
 /**
  * Versioned schema of the embedded store. Append only: a released migration never changes.
@@ -14,24 +14,6 @@ interface Migration {
   sql: string;
   /** Work SQL cannot do (text folding), run in the same transaction after `sql`. */
   after?: (db: Database.Database) => void;
-}
-
-/** Statement that adds one lead's searchable text to the FTS5 index (rowid = the lead's seq). */
-export const INSERT_LEAD_TEXT = `INSERT INTO lead_text (rowid, first_name, last_name, full_name, email,
-  company_name, job_title, note) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
-
-function backfillLeadText(db: Database.Database): void {
-  const insert = db.prepare(INSERT_LEAD_TEXT);
-  const rows = db.prepare('SELECT seq, fields, first_name, last_name FROM leads').iterate() as Iterable<{
-    seq: number;
-    fields: string;
-    first_name: string | null;
-    last_name: string | null;
-  }>;
-  for (const r of rows) {
-    const text = leadText(JSON.parse(r.fields), { firstName: r.first_name, lastName: r.last_name });
-    insert.run(r.seq, ...text.map(paddedWords));
-  }
 }
 
 const MIGRATIONS: Migration[] = [
@@ -106,7 +88,7 @@ const MIGRATIONS: Migration[] = [
     version: 2,
     name: 'v2',
     // v2 search, change feed and creation. lead_text is an FTS5 trigram index over the folded
-    // searchable fields (src/domain/lead-text.ts); its rowid is the lead's seq.
+    // searchable fields (src/domain/lead-text.ts); its rowid is the lead's seq. (Contentless from 4.)
     sql: `
       ALTER TABLE leads ADD COLUMN source TEXT NOT NULL DEFAULT 'PROFILE_CONNECTION'
         CHECK (source IN ('APP_TO_APP', 'PROFILE_CONNECTION', 'BUSINESS_CARD_SCAN', 'QR_CODE_SCAN', 'MANUAL'));
@@ -163,11 +145,29 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX api_usage_day ON api_usage(day);
     `,
   },
+  {
+    version: 4,
+    name: 'contentless-lead-text',
+    // lead_text made a store twice the size of its leads (bench/RESULTS.md): it kept a copy of
+    // the text and each trigram's positions. Searches only ask it which leads have which trigrams
+    // in which fields, and check each candidate against the lead's own text (sqlite-search.ts):
+    // contentless (the text is re-derived from `leads`), detail=column (no positions).
+    // contentless_delete: a replaced lead's row goes by rowid, without its old text. Rebuilt from
+    // `leads`; the old table's pages stay free in the file until a VACUUM (docs/scaling.md).
+    sql: `
+      DROP TABLE lead_text;
+      CREATE VIRTUAL TABLE lead_text USING fts5(
+        first_name, last_name, full_name, email, company_name, job_title, note, tokenize = 'trigram',
+        content = '', contentless_delete = 1, detail = column);
+    `,
+    after: backfillLeadText,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
 
-export function migrate(db: Database.Database): MigrationReport {
+/** Applies the migrations up to `to` (tests build a store as an older leadline left it). */
+export function migrate(db: Database.Database, to = LATEST_VERSION): MigrationReport {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`);
   const row = db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number | null };
@@ -180,7 +180,7 @@ export function migrate(db: Database.Database): MigrationReport {
   const applied: string[] = [];
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   for (const m of MIGRATIONS) {
-    if (m.version <= from) continue;
+    if (m.version <= from || m.version > to) continue;
     try {
       db.transaction(() => {
         db.exec(m.sql);
@@ -192,5 +192,5 @@ export function migrate(db: Database.Database): MigrationReport {
     }
     applied.push(`${m.version}-${m.name}`);
   }
-  return { from, to: Math.max(from, LATEST_VERSION), applied };
+  return { from, to: Math.max(from, to), applied };
 }

@@ -2,9 +2,14 @@ import type Database from 'better-sqlite3';
 import type { Member, Subteam, Team } from '../../domain/directory.js';
 import type { Collector, ImportWriter, NewLead, StagedRecord } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
-import { INSERT_LEAD_TEXT } from './migrations.js';
 import { toMember } from './sqlite-directory.js';
-import { DELETE_LEAD_TEXT, LEAD_INSERT, leadTextValues, leadValues } from './sqlite-lead-writes.js';
+import {
+  DELETE_LEAD_TEXT,
+  INSERT_LEAD_TEXT,
+  LEAD_INSERT,
+  leadTextValues,
+  leadValues,
+} from './sqlite-lead-writes.js';
 
 const STAGE_BATCH = 1000;
 

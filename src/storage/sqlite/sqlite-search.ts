@@ -3,9 +3,9 @@ import {
   FUZZY_THRESHOLD,
   ftsAnyTrigram,
   leadText,
-  paddedWords,
   TEXT_FIELDS,
   type TextField,
+  trigrams,
   wordSimilarity,
 } from '../../domain/lead-text.js';
 import type { LeadFilter, LeadScope, SearchPosition, TextClause } from '../../domain/store.js';
@@ -37,6 +37,9 @@ const COLUMN: Record<TextField, string> = {
   note: 'note',
 };
 
+/** An FTS5 string: one trigram. */
+const quoted = (trigram: string): string => `"${trigram.replaceAll('"', '""')}"`;
+
 const marks = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
 /** Appends the scope's conditions on `l` (store.ts LeadScope: the union of members and subteams). */
@@ -61,39 +64,37 @@ function scopeConditions(scope: LeadScope, where: string[], params: unknown[]): 
 /**
  * One `query` clause (lead-text.ts has the definitions). FTS5 finds candidates among the
  * clause's columns only; the leads of the scope are then checked one by one as the walk reaches
- * them, so the similarity (JavaScript, microseconds a call) runs on at most the team's
- * candidates and stops with the page, not on every candidate in the store. EXACT is checked
- * against the folded field itself: padded words drop punctuation ("a.b" and "a b" index alike).
+ * them, so the check (JavaScript, microseconds a call) runs on at most the team's candidates and
+ * stops with the page, not on every candidate in the store. lead_text is contentless (migration
+ * 4): the check re-derives the folded fields from the lead's row, as import derived the indexed
+ * text. EXACT compares the folded field itself: padded words drop punctuation ("a.b" and "a b"
+ * index alike), and the index (detail=column) knows which trigrams a field has, not where.
  */
 function textCondition(clause: TextClause, params: unknown[]): string {
   const fields = [...new Set(clause.fields)];
   if (fields.length === 0) return '0';
-  const columns = fields.map((f) => COLUMN[f]);
-  const filter = `{${columns.join(' ')}}`;
+  const filter = `{${fields.map((f) => COLUMN[f]).join(' ')}}`;
+  const mask = fields.reduce((m, f) => m | (1 << TEXT_FIELDS.indexOf(f)), 0);
+  const row = 'l.fields, l.first_name, l.last_name';
   if (clause.match === 'FUZZY') {
     const anyTrigram = ftsAnyTrigram(clause.value);
     if (anyTrigram === '') return '0'; // no word in the value: its similarity to anything is 0
-    params.push(`${filter} : (${anyTrigram})`);
-    for (const _ of columns) params.push(clause.value, FUZZY_THRESHOLD);
-    const similar = columns.map((c) => `word_similarity(?, t.${c}) >= ?`).join(' OR ');
+    params.push(`${filter} : (${anyTrigram})`, clause.value, mask, FUZZY_THRESHOLD);
     // `+`: the candidates only filter the walk in (epoch, seq) order; driving the query from them
     // instead would check every candidate of the team before the first page could be cut.
     return `+l.seq IN (SELECT rowid FROM lead_text WHERE lead_text MATCH ?)
-      AND EXISTS (SELECT 1 FROM lead_text t WHERE t.rowid = l.seq AND (${similar}))`;
+      AND fuzzy_text(?, ?, ?, ${row})`;
   }
-  const mask = fields.reduce((m, f) => m | (1 << TEXT_FIELDS.indexOf(f)), 0);
-  const exact = 'exact_text(?, ?, l.fields, l.first_name, l.last_name)';
-  const padded = paddedWords(clause.value);
+  const exact = `exact_text(?, ?, ${row})`;
+  // Every padded trigram of the value, in any order: the index keeps no positions for a phrase.
+  const everyTrigram = [...new Set(trigrams(clause.value))].map(quoted).join(' AND ');
   // Without a word, no trigram narrows the search: the exact check alone decides.
-  if (padded === '') {
+  if (everyTrigram === '') {
     params.push(clause.value, mask);
     return exact;
   }
-  params.push(`${filter} : "${padded.replaceAll('"', '""')}"`);
-  for (const _ of columns) params.push(padded);
-  params.push(clause.value, mask);
-  const equal = columns.map((c) => `${c} = ?`).join(' OR ');
-  return `l.seq IN (SELECT rowid FROM lead_text WHERE lead_text MATCH ? AND (${equal})) AND ${exact}`;
+  params.push(`${filter} : (${everyTrigram})`, clause.value, mask);
+  return `l.seq IN (SELECT rowid FROM lead_text WHERE lead_text MATCH ?) AND ${exact}`;
 }
 
 export function searchQuery(
@@ -151,17 +152,25 @@ export function changesQuery(scope: LeadScope, afterSeq: number, limit: number):
   return { sql: `${FEED} WHERE ${where.join(' AND ')} ORDER BY l.seq LIMIT ?`, params };
 }
 
+/** The folded searchable fields of a lead row, as import derived them (NewLead.text). */
+function rowText(fields: unknown, first: unknown, last: unknown): string[] {
+  return leadText(JSON.parse(fields as string), {
+    firstName: first as string | null,
+    lastName: last as string | null,
+  });
+}
+
 /** The SQL functions the text conditions call; per connection, before their statements are prepared. */
 export function registerTextFunctions(db: Database.Database): void {
-  db.function('word_similarity', { deterministic: true }, (value, text) =>
-    typeof value === 'string' && typeof text === 'string' ? wordSimilarity(value, text) : 0,
-  );
+  const masked = (mask: unknown, i: number): boolean => (Number(mask) & (1 << i)) !== 0;
+  db.function('fuzzy_text', { deterministic: true }, (value, mask, threshold, fields, first, last) => {
+    const text = rowText(fields, first, last);
+    const v = value as string;
+    return text.some((t, i) => masked(mask, i) && wordSimilarity(v, t) >= Number(threshold)) ? 1 : 0;
+  });
   db.function('exact_text', { deterministic: true }, (value, mask, fields, first, last) => {
-    const text = leadText(JSON.parse(fields as string), {
-      firstName: first as string | null,
-      lastName: last as string | null,
-    });
-    return text.some((t, i) => (Number(mask) & (1 << i)) !== 0 && t === value) ? 1 : 0;
+    const text = rowText(fields, first, last);
+    return text.some((t, i) => masked(mask, i) && t === value) ? 1 : 0;
   });
 }
 
