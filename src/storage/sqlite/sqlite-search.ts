@@ -62,13 +62,11 @@ function scopeConditions(scope: LeadScope, where: string[], params: unknown[]): 
 }
 
 /**
- * One `query` clause (lead-text.ts has the definitions). FTS5 finds candidates among the
- * clause's columns only; the leads of the scope are then checked one by one as the walk reaches
- * them, so the check (JavaScript, microseconds a call) runs on at most the team's candidates and
- * stops with the page, not on every candidate in the store. lead_text is contentless (migration
- * 4): the check re-derives the folded fields from the lead's row, as import derived the indexed
- * text. EXACT compares the folded field itself: padded words drop punctuation ("a.b" and "a b"
- * index alike), and the index (detail=column) knows which trigrams a field has, not where.
+ * One `query` clause (lead-text.ts has the definitions). FTS5 finds candidates by the trigrams
+ * of the clause's columns (migration 4: contentless, detail=column: no text, no positions); the
+ * walk checks the scope's candidates as it reaches them, on the text re-derived from the lead's
+ * row, so the check (JavaScript, microseconds a call) stops with the page. EXACT compares the
+ * folded field itself: padded words drop punctuation ("a.b" and "a b" index alike).
  */
 function textCondition(clause: TextClause, params: unknown[]): string {
   const fields = [...new Set(clause.fields)];
@@ -86,7 +84,7 @@ function textCondition(clause: TextClause, params: unknown[]): string {
       AND fuzzy_text(?, ?, ?, ${row})`;
   }
   const exact = `exact_text(?, ?, ${row})`;
-  // Every padded trigram of the value, in any order: the index keeps no positions for a phrase.
+  // Every padded trigram of the value, in any order: without positions there is no phrase.
   const everyTrigram = [...new Set(trigrams(clause.value))].map(quoted).join(' AND ');
   // Without a word, no trigram narrows the search: the exact check alone decides.
   if (everyTrigram === '') {
@@ -153,25 +151,26 @@ export function changesQuery(scope: LeadScope, afterSeq: number, limit: number):
 }
 
 /** The folded searchable fields of a lead row, as import derived them (NewLead.text). */
-function rowText(fields: unknown, first: unknown, last: unknown): string[] {
-  return leadText(JSON.parse(fields as string), {
+const rowText = (fields: unknown, first: unknown, last: unknown): string[] =>
+  leadText(JSON.parse(fields as string), {
     firstName: first as string | null,
     lastName: last as string | null,
   });
-}
 
-/** The SQL functions the text conditions call; per connection, before their statements are prepared. */
+/** The text conditions' SQL functions (mask: bit i is TEXT_FIELDS[i]); per connection, before they are used. */
 export function registerTextFunctions(db: Database.Database): void {
-  const masked = (mask: unknown, i: number): boolean => (Number(mask) & (1 << i)) !== 0;
-  db.function('fuzzy_text', { deterministic: true }, (value, mask, threshold, fields, first, last) => {
-    const text = rowText(fields, first, last);
-    const v = value as string;
-    return text.some((t, i) => masked(mask, i) && wordSimilarity(v, t) >= Number(threshold)) ? 1 : 0;
-  });
-  db.function('exact_text', { deterministic: true }, (value, mask, fields, first, last) => {
-    const text = rowText(fields, first, last);
-    return text.some((t, i) => masked(mask, i) && t === value) ? 1 : 0;
-  });
+  const anyField = (mask: unknown, text: string[], test: (t: string) => boolean): number =>
+    text.some((t, i) => (Number(mask) & (1 << i)) !== 0 && test(t)) ? 1 : 0;
+  db.function('fuzzy_text', { deterministic: true }, (value, mask, threshold, fields, first, last) =>
+    anyField(
+      mask,
+      rowText(fields, first, last),
+      (t) => wordSimilarity(value as string, t) >= Number(threshold),
+    ),
+  );
+  db.function('exact_text', { deterministic: true }, (value, mask, fields, first, last) =>
+    anyField(mask, rowText(fields, first, last), (t) => t === value),
+  );
 }
 
 /** Prepared statements by SQL text, least recently used dropped first. */
