@@ -28,7 +28,8 @@ tarball="$(ls "$work"/pack/*.tgz)"
 contents="$(tar -tzf "$tarball")"
 for needed in package/bin/leadline.js package/dist/cli/main.js package/dist/storage/sqlite/migrations.js \
   package/dist/storage/postgres/migrations.js package/docs/v1-reference.md package/docs/openapi.json \
-  package/src/http/assets/admin.js package/src/http/assets/leadline.css package/README.md package/CHANGELOG.md; do
+  package/src/http/assets/admin.js package/src/http/assets/leadline.css package/README.md package/CHANGELOG.md \
+  package/LICENSE; do
   grep -qx "$needed" <<<"$contents" || fail "$needed is missing from $(basename "$tarball")"
 done
 # Only what runs or is read at run time: no tests, no TypeScript sources, no source maps.
