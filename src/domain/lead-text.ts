@@ -52,24 +52,36 @@ export function splitName(name: string): { first: string | null; last: string | 
   return { first: parts[0]!, last: parts.length > 1 ? parts.slice(1).join(' ') : null };
 }
 
-/** The v1 members a lead's searchable fields come from (v2 names → v1 `fields` members). */
-export function leadText(
-  fields: Record<string, unknown>,
-  given: { firstName: string | null; lastName: string | null },
-): LeadText {
+/** The name a lead was given, when its source gave first and last apart. */
+export interface GivenName {
+  firstName: string | null;
+  lastName: string | null;
+}
+
+/** One searchable field of a lead, folded ('' when unset), from its v1 `fields` members. */
+export function leadField(fields: Record<string, unknown>, given: GivenName, field: TextField): string {
   const str = (v: unknown): string => (typeof v === 'string' ? v : '');
-  const name = str(fields.name);
-  const split = splitName(name);
-  const values: Record<TextField, string> = {
-    firstName: given.firstName ?? split.first ?? '',
-    lastName: given.lastName ?? split.last ?? '',
-    fullName: name,
-    email: str(fields.email),
-    companyName: str(fields.company),
-    jobTitle: str(fields.jobTitle),
-    note: str(fields.note),
-  };
-  return TEXT_FIELDS.map((f) => fold(values[f]));
+  switch (field) {
+    case 'firstName':
+      return fold(given.firstName ?? splitName(str(fields.name)).first ?? '');
+    case 'lastName':
+      return fold(given.lastName ?? splitName(str(fields.name)).last ?? '');
+    case 'fullName':
+      return fold(str(fields.name));
+    case 'email':
+      return fold(str(fields.email));
+    case 'companyName':
+      return fold(str(fields.company));
+    case 'jobTitle':
+      return fold(str(fields.jobTitle));
+    case 'note':
+      return fold(str(fields.note));
+  }
+}
+
+/** Every searchable field of a lead, folded, in TEXT_FIELDS order (v2 names → v1 `fields` members). */
+export function leadText(fields: Record<string, unknown>, given: GivenName): LeadText {
+  return TEXT_FIELDS.map((f) => leadField(fields, given, f));
 }
 
 /** pg_trgm's trigrams of one word: two spaces before, one after. */
@@ -96,11 +108,22 @@ export function paddedWords(folded: string): string {
 }
 
 /**
+ * The value's trigram set, kept for the last value: a search checks every candidate against
+ * the same value, so this is computed once per clause, not once per candidate.
+ */
+let lastValue: { value: string; set: Set<string> } = { value: '', set: new Set() };
+function valueTrigrams(foldedValue: string): Set<string> {
+  if (lastValue.value !== foldedValue)
+    lastValue = { value: foldedValue, set: new Set(trigrams(foldedValue)) };
+  return lastValue.set;
+}
+
+/**
  * Greatest Jaccard similarity between the value's trigram set and the trigram set of any
  * contiguous run of the field's trigrams (pg_trgm `word_similarity(value, field)`).
  */
 export function wordSimilarity(foldedValue: string, foldedField: string): number {
-  const want = new Set(trigrams(foldedValue));
+  const want = valueTrigrams(foldedValue);
   if (want.size === 0) return 0;
   const seq = trigrams(foldedField);
   let best = 0;

@@ -2,7 +2,7 @@ import type Database from 'better-sqlite3';
 import {
   FUZZY_THRESHOLD,
   ftsAnyTrigram,
-  leadText,
+  leadField,
   TEXT_FIELDS,
   type TextField,
   trigrams,
@@ -150,26 +150,30 @@ export function changesQuery(scope: LeadScope, afterSeq: number, limit: number):
   return { sql: `${FEED} WHERE ${where.join(' AND ')} ORDER BY l.seq LIMIT ?`, params };
 }
 
-/** The folded searchable fields of a lead row, as import derived them (NewLead.text). */
-const rowText = (fields: unknown, first: unknown, last: unknown): string[] =>
-  leadText(JSON.parse(fields as string), {
-    firstName: first as string | null,
-    lastName: last as string | null,
-  });
-
-/** The text conditions' SQL functions (mask: bit i is TEXT_FIELDS[i]); per connection, before they are used. */
+/**
+ * The text conditions' SQL functions (mask: bit i is TEXT_FIELDS[i]); per connection, before
+ * they are used. Each candidate's fields are re-derived from its row as import derived them
+ * (NewLead.text), only the ones the clause names.
+ */
 export function registerTextFunctions(db: Database.Database): void {
-  const anyField = (mask: unknown, text: string[], test: (t: string) => boolean): number =>
-    text.some((t, i) => (Number(mask) & (1 << i)) !== 0 && test(t)) ? 1 : 0;
+  const anyField = (
+    mask: unknown,
+    row: [fields: unknown, first: unknown, last: unknown],
+    test: (folded: string) => boolean,
+  ): number => {
+    const fields = JSON.parse(row[0] as string) as Record<string, unknown>;
+    const given = { firstName: row[1] as string | null, lastName: row[2] as string | null };
+    const bits = Number(mask);
+    for (let i = 0; i < TEXT_FIELDS.length; i++) {
+      if ((bits & (1 << i)) !== 0 && test(leadField(fields, given, TEXT_FIELDS[i]!))) return 1;
+    }
+    return 0;
+  };
   db.function('fuzzy_text', { deterministic: true }, (value, mask, threshold, fields, first, last) =>
-    anyField(
-      mask,
-      rowText(fields, first, last),
-      (t) => wordSimilarity(value as string, t) >= Number(threshold),
-    ),
+    anyField(mask, [fields, first, last], (t) => wordSimilarity(value as string, t) >= Number(threshold)),
   );
   db.function('exact_text', { deterministic: true }, (value, mask, fields, first, last) =>
-    anyField(mask, rowText(fields, first, last), (t) => t === value),
+    anyField(mask, [fields, first, last], (t) => t === value),
   );
 }
 
