@@ -86,4 +86,16 @@ describe('lead text', () => {
     ]);
     assert.deepEqual(leadText({}, { firstName: 'Ana', lastName: 'Ö' }).slice(0, 3), ['ana', 'o', '']);
   });
+
+  it('gives each value its own similarity when checks of two values interleave', () => {
+    const fields = ['john smith', 'jon smyth', 'mary jones', 'smithson'];
+    const alone = (v: string): number[] => fields.map((f) => wordSimilarity(v, f));
+    const [john, smyth] = [alone('john'), alone('smyth')];
+    const mixed = fields.flatMap((f) => [wordSimilarity('john', f), wordSimilarity('smyth', f)]);
+    assert.deepEqual(
+      mixed,
+      fields.flatMap((_, i) => [john[i], smyth[i]]),
+    );
+    assert.notDeepEqual(john, smyth);
+  });
 });

@@ -150,11 +150,7 @@ export function changesQuery(scope: LeadScope, afterSeq: number, limit: number):
   return { sql: `${FEED} WHERE ${where.join(' AND ')} ORDER BY l.seq LIMIT ?`, params };
 }
 
-/**
- * The text conditions' SQL functions (mask: bit i is TEXT_FIELDS[i]); per connection, before
- * they are used. Each candidate's fields are re-derived from its row as import derived them
- * (NewLead.text), only the ones the clause names.
- */
+/** The text checks (mask: bit i is TEXT_FIELDS[i]) on the clause's fields of the candidate's row. */
 export function registerTextFunctions(db: Database.Database): void {
   const anyField = (
     mask: unknown,
