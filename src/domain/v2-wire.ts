@@ -49,6 +49,12 @@ export function leadToV2(lead: Lead): V2Lead {
   const label = text(fields.location);
   const v1Fields: Record<string, unknown> = { time: lead.time, userEmail: lead.userEmail };
   for (const [k, v] of Object.entries(fields)) if (!MAPPED.has(k)) v1Fields[k] = v;
+  // The coordinates' v1 text as well ("52.5200", which the number 52.52 cannot give back), so a
+  // v1 lead rebuilt from a v2 one is exact: the typed client's v1 module does so. Consent only.
+  if (lead.locationShared) {
+    if (lead.lat !== null) v1Fields.lat = lead.lat;
+    if (lead.long !== null) v1Fields.long = lead.long;
+  }
   return {
     leadId: lead.uuid,
     legacyLeadId: lead.id,

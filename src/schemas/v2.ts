@@ -173,7 +173,7 @@ export const V2Lead = Type.Object(
     }),
     v1Fields: Type.Record(Type.String(), Type.Unknown(), {
       description:
-        'Every v1 member without a v2 field of its own, verbatim (time, userEmail, flags, counters, crm, …).',
+        'Every v1 member without a v2 field of its own, verbatim (time, userEmail, flags, counters, crm, …), and lat/long as their v1 text (consent only).',
     }),
   },
   { additionalProperties: false },

@@ -89,9 +89,7 @@ function backToV1(v2: ReturnType<typeof leadToV2>): Record<string, unknown> {
   put('note', s.note);
   put('bio', s.bio);
   put('location', s.location?.label ?? null);
-  if (s.location?.latitude != null) out.lat = s.location.latitude.toFixed(4);
-  if (s.location?.longitude != null) out.long = s.location.longitude.toFixed(4);
-  return out;
+  return out; // lat and long: their v1 text is in v1Fields (with consent)
 }
 
 describe('v2 lead shape', () => {
@@ -114,6 +112,7 @@ describe('v2 lead shape', () => {
     assert.equal(v2.systemFields.twitterUrl, 'https://x.test/ana');
     assert.deepEqual(v2.systemFields.location, { label: 'Berlin, BE', latitude: 52.52, longitude: 13.405 });
     assert.equal(v2.v1Fields.userEmail, 'owner@spree.test');
+    assert.deepEqual([v2.v1Fields.lat, v2.v1Fields.long], ['52.5200', '13.4050']);
   });
 
   it('prefers names given at creation over the split of the full name', () => {
@@ -126,6 +125,7 @@ describe('v2 lead shape', () => {
     const v2 = leadToV2(lead({ locationShared: false }));
     assert.deepEqual(v2.systemFields.location, { label: 'Berlin, BE', latitude: null, longitude: null });
     assert.doesNotMatch(JSON.stringify(v2), /52\.52|13\.40/);
+    assert.ok(!('lat' in v2.v1Fields) && !('long' in v2.v1Fields));
   });
 
   it('gives null for every unset value', () => {

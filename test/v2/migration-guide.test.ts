@@ -100,8 +100,8 @@ const V1_HOME: Record<string, string> = {
   note: SYSTEM('note'),
   bio: SYSTEM('bio'),
   location: SYSTEM('location.label'),
-  lat: SYSTEM('location.latitude'),
-  long: SYSTEM('location.longitude'),
+  lat: KEPT('lat'),
+  long: KEPT('long'),
   ...Object.fromEntries(
     [
       'isManual',
@@ -174,16 +174,8 @@ function toV1(l: V2Lead): Record<string, unknown> {
     const value = at(l, path);
     if (value === undefined || value === null) continue;
     if (member === 'epoch') out.epoch = Date.parse(value as string);
-    else if (member === 'lat' || member === 'long') out[member] = String(value);
     else out[member] = value;
   }
-  return out;
-}
-
-/** A v1 lead as v2 can give it back: coordinates as the number they denote (docs/v2.md, `lat`). */
-function comparableV1(l: Record<string, unknown>): Record<string, unknown> {
-  const out = { ...l };
-  for (const m of ['lat', 'long'] as const) if (typeof out[m] === 'string') out[m] = String(Number(out[m]));
   return out;
 }
 
@@ -444,7 +436,7 @@ function assertSameLeads(v1: Record<string, unknown>[], v2: V2Lead[], label: str
   v1.forEach((l, i) => {
     const v2Lead = v2[i]!;
     const where = `${label}, lead ${String(l.id)}`;
-    assert.deepEqual(toV1(v2Lead), comparableV1(l), `${where}: every v1 member recovered`);
+    assert.deepEqual(toV1(v2Lead), l, `${where}: every v1 member recovered, exactly`);
     assert.equal(v2Lead.legacyLeadId, l.id);
     assert.equal(Date.parse(v2Lead.captureDatetime), l.epoch);
     assert.match(v2Lead.captureDatetime, /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
