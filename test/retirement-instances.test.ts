@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { utcDay } from '../src/domain/usage.js';
 import type { ReportKey, V1Report } from '../src/domain/v1-report.js';
-import { type CliResult, leadline, storeArgs } from './cli/cli.js';
+import { type CliResult, jsonOf, leadline, storeArgs } from './cli/cli.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from './engines.js';
 import { auth, load } from './helpers.js';
 import { BIN, type ServerProcess, startServerProcess } from './server-process.js';
@@ -41,13 +41,12 @@ function leadlineAsync(args: string[]): Promise<CliResult> {
       stderr += d.toString();
     });
     child.once('error', reject);
-    child.once('close', (status) => resolve({ status, stdout, stderr }));
+    child.once('close', (status, signal) => resolve({ status, signal, stdout, stderr }));
   });
 }
 
 function json(r: CliResult): Record<string, unknown> {
-  assert.equal(r.status, 0, r.stderr);
-  return JSON.parse(r.stdout) as Record<string, unknown>;
+  return jsonOf(r) as Record<string, unknown>;
 }
 
 async function call(

@@ -1,8 +1,34 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../bin/leadline.js', import.meta.url));
+
+/**
+ * The `leadline` command runs the compiled dist/, not src/: a test run straight from a checkout
+ * whose dist/ is missing or older than a source file tests yesterday's code, and fails (or
+ * passes) for reasons the test does not name. `npm test` builds first (`pretest`); a single
+ * file run by hand (`node --import tsx --test test/cli/…`) does not, so say so up front.
+ */
+function staleBuild(): string | null {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const dist = join(root, 'dist');
+  if (!existsSync(join(dist, 'cli', 'main.js'))) return 'dist/cli/main.js is missing';
+  for (const file of readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })) {
+    if (!file.endsWith('.ts')) continue;
+    const built = join(dist, file.replace(/\.ts$/, '.js'));
+    if (!existsSync(built)) return `dist has no ${relative(root, built)}`;
+    if (statSync(join(root, 'src', file)).mtimeMs > statSync(built).mtimeMs)
+      return `src/${file} is newer than ${relative(root, built)}`;
+  }
+  return null;
+}
+
+const stale = staleBuild();
+if (stale !== null)
+  throw new Error(`${stale}: run \`npm run build\` first (npm test does it; a test file run alone does not)`);
 
 export interface ServerProcess {
   child: ChildProcess;

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BIN } from '../server-process.js';
-import { leadline } from './cli.js';
+import { jsonOf, leadline } from './cli.js';
 import { dumpStore } from './store-dump.js';
 
 let dir: string;
@@ -18,10 +18,10 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 describe('leadline migrate', () => {
   test('brings a new store to the latest version, then reports nothing to do', () => {
     const db = join(dir, 'm.db');
-    const first = JSON.parse(leadline(['--db', db, 'migrate', '--json']).stdout);
+    const first = jsonOf(leadline(['--db', db, 'migrate', '--json']));
     assert.equal(first.from, 0);
     assert.ok(first.applied.length > 0);
-    const second = JSON.parse(leadline(['--db', db, 'migrate', '--json']).stdout);
+    const second = jsonOf(leadline(['--db', db, 'migrate', '--json']));
     assert.deepEqual(second, { from: first.to, to: first.to, applied: [] });
   });
 
@@ -40,8 +40,7 @@ describe('leadline seed', () => {
     const [a, b, c] = ['a.db', 'b.db', 'c.db'].map((f) => join(dir, f)) as [string, string, string];
     const args = ['seed', '--teams', '2', '--members', '5', '--leads', '300'];
     const r = leadline(['--db', a, ...args, '--seed', '42', '--json']);
-    assert.equal(r.status, 0, r.stderr);
-    const doc = JSON.parse(r.stdout);
+    const doc = jsonOf(r);
     assert.deepEqual([doc.teams, doc.members, doc.leads], [2, 10, 300]);
     assert.equal(leadline(['--db', b, ...args, '--seed', '42']).status, 0);
     assert.equal(leadline(['--db', c, ...args, '--seed', '43']).status, 0);

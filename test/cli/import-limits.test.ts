@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { type EngineName, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { BIN } from '../server-process.js';
-import { leadline, storeArgs } from './cli.js';
+import { describeRun, leadline, storeArgs } from './cli.js';
 import { dumpLocation, type StoreDump } from './store-dump.js';
 
 /**
@@ -85,7 +85,7 @@ for (const engine of enginesUnderTest()) {
     test('23 h ahead is stored', async (t) => {
       const s = await freshStore(t, engine);
       const r = leadline([...s.args, 'import', file(json([lead('y', Date.now() + 23 * HOUR)]))]);
-      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.status, 0, describeRun(r));
       assert.equal((await s.dump()).leads?.length, 2);
     });
   });
@@ -111,7 +111,7 @@ for (const engine of enginesUnderTest()) {
       const s = await freshStore(t, engine);
       const note = 'tab\tnew\nline\r\u0001\u001f\u007f \ud83d\ude00';
       const r = leadline([...s.args, 'import', file(json([lead('c', 2000, { note })]))]);
-      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.status, 0, describeRun(r));
       const rows = (await s.dump()).leads as { fields: string }[];
       assert.equal(JSON.parse(rows[1]?.fields ?? '{}').note, note);
     });
@@ -139,7 +139,7 @@ for (const engine of enginesUnderTest()) {
         'import',
         file([`${sized(1_048_576, 'lf')}`, `${sized(1_048_576, 'crlf')}\r`, '']),
       ]);
-      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.status, 0, describeRun(r));
       assert.equal((await s.dump()).leads?.length, 3);
     });
 

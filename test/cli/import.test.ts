@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { type EngineName, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { leadline, storeArgs } from './cli.js';
+import { describeRun, jsonOf, leadline, storeArgs } from './cli.js';
 import { dumpLocation, type StoreDump } from './store-dump.js';
 
 let dir: string;
@@ -66,8 +66,7 @@ for (const engine of enginesUnderTest()) {
     test('loads a file and reports what it loaded as one JSON document', async (t) => {
       const s = await freshStore(t, engine);
       const r = leadline([...s.args, 'import', ndjson(base), '--json']);
-      assert.equal(r.status, 0, r.stderr);
-      const doc = JSON.parse(r.stdout);
+      const doc = jsonOf(r);
       assert.deepEqual(
         {
           teams: doc.teams,
@@ -87,8 +86,8 @@ for (const engine of enginesUnderTest()) {
       assert.equal(leadline([...s.args, 'import', file]).status, 0);
       const once = await s.dump();
       const again = leadline([...s.args, 'import', file, '--json']);
-      assert.equal(again.status, 0, again.stderr);
-      assert.equal(JSON.parse(again.stdout).newLeads, 0);
+      assert.equal(again.status, 0, describeRun(again));
+      assert.equal(jsonOf(again).newLeads, 0);
       assert.deepEqual(await s.dump(), once);
     });
 
@@ -96,7 +95,7 @@ for (const engine of enginesUnderTest()) {
       const s = await freshStore(t, engine);
       const file = ndjson([lead('early', 5000), lead('mid', 5000), sub, bo, ana, team, lead('late', 5000)]);
       const r = leadline([...s.args, 'import', file]);
-      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.status, 0, describeRun(r));
       const ids = ((await s.dump()).leads as { lead_id: string }[]).map((l) => l.lead_id);
       assert.deepEqual(ids, ['early', 'mid', 'late']);
     });
@@ -105,14 +104,14 @@ for (const engine of enginesUnderTest()) {
       const s = await freshStore(t, engine);
       const input = base.map((r) => JSON.stringify(r)).join('\n');
       const r = leadline([...s.args, 'import', '-', '--json'], { input });
-      assert.equal(r.status, 0, r.stderr);
-      assert.equal(JSON.parse(r.stdout).leads, 2);
+      assert.equal(r.status, 0, describeRun(r));
+      assert.equal(jsonOf(r).leads, 2);
     });
 
     test('blank lines are skipped', async (t) => {
       const s = await freshStore(t, engine);
       const r = leadline([...s.args, 'import', ndjson([team], ['', '   ', JSON.stringify(ana)])]);
-      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.status, 0, describeRun(r));
     });
   });
 
@@ -240,7 +239,7 @@ for (const engine of enginesUnderTest()) {
       const r = leadline([...s.args, 'import', join(dir, 'nope.ndjson'), '--json']);
       assert.notEqual(r.status, 0);
       assert.match(r.stderr, /nope\.ndjson: cannot read the file/);
-      assert.ok(JSON.parse(r.stdout).error.message);
+      assert.ok(jsonOf(r, 1).error.message);
     });
   });
 }

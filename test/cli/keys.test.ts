@@ -7,7 +7,7 @@ import { isWellFormedKey } from '../../src/domain/api-key.js';
 import { openStore, type StoreLocation } from '../../src/storage/open-store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { auth, makeApp } from '../helpers.js';
-import { leadline, storeArgs } from './cli.js';
+import { describeRun, jsonOf, leadline, storeArgs } from './cli.js';
 import { dumpLocation } from './store-dump.js';
 
 let dir: string;
@@ -58,14 +58,13 @@ for (const engine of enginesUnderTest()) {
       made = await makeEngineStore(engine);
       cli = storeArgs(made.location);
       const r = leadline([...cli, 'import', people]);
-      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.status, 0, describeRun(r));
     });
     after(() => made.cleanup());
 
     test('create prints {id, key, memberId} once; the key works; the store never holds it', async () => {
       const r = leadline([...cli, 'keys', 'create', '--member', 'ana@acme.test', '--label', 'crm', '--json']);
-      assert.equal(r.status, 0, r.stderr);
-      const doc = JSON.parse(r.stdout);
+      const doc = jsonOf(r);
       assert.deepEqual(Object.keys(doc).sort(), ['id', 'key', 'memberId']);
       assert.equal(doc.memberId, 7);
       assert.ok(isWellFormedKey(doc.key));
@@ -92,11 +91,11 @@ for (const engine of enginesUnderTest()) {
     });
 
     test('list shows keys without the secret', () => {
-      const created = JSON.parse(leadline([...cli, 'keys', 'create', '--member', '7', '--json']).stdout);
+      const created = jsonOf(leadline([...cli, 'keys', 'create', '--member', '7', '--json']));
       const r = leadline([...cli, 'keys', 'list', '--member', '7', '--json']);
-      assert.equal(r.status, 0, r.stderr);
+      assert.equal(r.status, 0, describeRun(r));
       assert.ok(!r.stdout.includes(created.key));
-      const listed = JSON.parse(r.stdout).keys.find((k: { id: number }) => k.id === created.id);
+      const listed = jsonOf(r).keys.find((k: { id: number }) => k.id === created.id);
       assert.equal(listed.status, 'active');
       assert.equal(listed.prefix, created.key.slice(0, 12));
       const human = leadline([...cli, 'keys', 'list']);
@@ -105,11 +104,11 @@ for (const engine of enginesUnderTest()) {
     });
 
     test('revoke: refused from the next request on; revoking again fails', async () => {
-      const created = JSON.parse(leadline([...cli, 'keys', 'create', '--member', '7', '--json']).stdout);
+      const created = jsonOf(leadline([...cli, 'keys', 'create', '--member', '7', '--json']));
       assert.equal(await status(made.location, created.key), 200);
       const r = leadline([...cli, 'keys', 'revoke', String(created.id), '--json']);
-      assert.equal(r.status, 0, r.stderr);
-      assert.deepEqual(JSON.parse(r.stdout), { id: created.id, revoked: true });
+      assert.equal(r.status, 0, describeRun(r));
+      assert.deepEqual(jsonOf(r), { id: created.id, revoked: true });
       assert.equal(await status(made.location, created.key), 401);
       const again = leadline([...cli, 'keys', 'revoke', String(created.id)]);
       assert.notEqual(again.status, 0);
@@ -118,9 +117,9 @@ for (const engine of enginesUnderTest()) {
 
     test('--expires: a future expiry is listed; a past one or a non-date is refused', () => {
       const ok = leadline([...cli, 'keys', 'create', '--member', '7', '--expires', '2099-01-01', '--json']);
-      assert.equal(ok.status, 0, ok.stderr);
-      const id = JSON.parse(ok.stdout).id;
-      const listed = JSON.parse(leadline([...cli, 'keys', 'list', '--json']).stdout).keys.find(
+      assert.equal(ok.status, 0, describeRun(ok));
+      const id = jsonOf(ok).id;
+      const listed = jsonOf(leadline([...cli, 'keys', 'list', '--json'])).keys.find(
         (k: { id: number }) => k.id === id,
       );
       assert.equal(listed.expiresAt, '2099-01-01T00:00:00.000Z');
@@ -134,10 +133,8 @@ for (const engine of enginesUnderTest()) {
     });
 
     test('--legacy-v1 is recorded', () => {
-      const id = JSON.parse(
-        leadline([...cli, 'keys', 'create', '--member', '7', '--legacy-v1', '--json']).stdout,
-      ).id;
-      const listed = JSON.parse(leadline([...cli, 'keys', 'list', '--json']).stdout).keys.find(
+      const id = jsonOf(leadline([...cli, 'keys', 'create', '--member', '7', '--legacy-v1', '--json'])).id;
+      const listed = jsonOf(leadline([...cli, 'keys', 'list', '--json'])).keys.find(
         (k: { id: number }) => k.id === id,
       );
       assert.equal(listed.legacyV1, true);
@@ -147,7 +144,7 @@ for (const engine of enginesUnderTest()) {
       const r = leadline([...cli, 'keys', 'create', '--member', 'nobody@acme.test', '--json']);
       assert.notEqual(r.status, 0);
       assert.equal(r.stderr.trim().split('\n').length, 1);
-      assert.match(JSON.parse(r.stdout).error.message, /no member/);
+      assert.match(jsonOf(r, 1).error.message, /no member/);
     });
   });
 }

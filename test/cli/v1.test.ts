@@ -3,7 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { auth, load, testConfig } from '../helpers.js';
-import { type CliResult, leadline, storeArgs } from './cli.js';
+import { type CliResult, describeRun, jsonOf, leadline, storeArgs } from './cli.js';
 
 /**
  * `leadline v1 brownout add|list|remove`, `leadline v1 report` and the legacy grants of
@@ -37,24 +37,23 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * --json exactly the error document carrying that line.
  */
 function assertFails(r: CliResult, message: RegExp, json = false): void {
-  assert.equal(r.status, 1, `expected exit 1, got ${r.status}: ${r.stdout}${r.stderr}`);
+  assert.equal(r.status, 1, describeRun(r));
   const line = r.stderr.trimEnd();
   assert.equal(line.split('\n').length, 1, `one stderr line: ${r.stderr}`);
   assert.match(line, message);
-  if (json) assert.deepEqual(JSON.parse(r.stdout), { error: { message: line } });
+  if (json) assert.deepEqual(jsonOf(r, 1), { error: { message: line } });
   else assert.equal(r.stdout, '');
 }
 
 /** A successful command with --json: exit 0, exactly one JSON document on stdout. */
 function json(r: CliResult): Record<string, unknown> {
-  assert.equal(r.status, 0, r.stderr);
-  assert.equal(r.stdout.trimEnd().split('\n').length, 1, 'one document on one line');
-  return JSON.parse(r.stdout) as Record<string, unknown>;
+  assert.equal(r.stdout.trimEnd().split('\n').length, 1, `one document on one line\n${describeRun(r)}`);
+  return jsonOf(r) as Record<string, unknown>;
 }
 
 /** The lines of a successful human answer. */
 function lines(r: CliResult): string[] {
-  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.status, 0, describeRun(r));
   return r.stdout.trimEnd().split('\n');
 }
 
