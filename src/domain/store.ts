@@ -4,6 +4,7 @@ import type { LeadText, TextField } from './lead-text.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Brownout } from './retirement.js';
 import type { UsageRow, UsageSink } from './usage.js';
+import type { Endpoint, NewEndpoint, WebhookEvent } from './webhook.js';
 
 /**
  * The store interfaces — the domain's ports: the domain and the HTTP layer call them, and
@@ -252,6 +253,19 @@ export interface RetirementStore extends UsageSink {
   usage(sinceDay: string | null): Promise<UsageRow[]>;
 }
 
+/**
+ * Webhook endpoints and the outbox (domain/webhook.ts). The outbox is written by the stores'
+ * lead writes themselves (v2 creation, import), in the transaction that stores each lead.
+ */
+export interface WebhookStore {
+  /** Stores an endpoint; every lead entering its team from then on gets a `lead.created` event. */
+  addEndpoint(endpoint: NewEndpoint): Promise<Endpoint>;
+  /** The team's endpoints (null: every team's), oldest first. */
+  endpoints(teamId: number | null): Promise<Endpoint[]>;
+  /** The team's outbox events after position `afterSeq`, in outbox order, each with its lead as stored now. */
+  events(teamId: number, afterSeq: number, limit: number): Promise<WebhookEvent[]>;
+}
+
 export interface MigrationReport {
   from: number;
   to: number;
@@ -264,6 +278,7 @@ export interface Store {
   readonly directory: DirectoryStore;
   readonly keys: KeyStore;
   readonly retirement: RetirementStore;
+  readonly webhooks: WebhookStore;
   /**
    * Rate-limit counters for this engine: shared by every instance on the store where the engine
    * is shared (PostgreSQL), in process memory for the embedded store (one instance).

@@ -103,6 +103,10 @@ async function storeAtVersion3(path: string): Promise<void> {
   const db = new Database(path);
   db.pragma('journal_mode = WAL');
   migrate(db, 3);
+  // Today's writer also asks whether a team takes webhook events (migration 5); on a version-3
+  // file none does. Empty temporary stand-ins answer that, and vanish with this connection.
+  db.exec(`CREATE TEMP TABLE webhook_endpoints (team_id INTEGER, enabled INTEGER, event_types TEXT);
+    CREATE TEMP TABLE webhook_events (id TEXT, team_id INTEGER, type TEXT, lead_seq INTEGER, created_at INTEGER)`);
   // importRecords only asks the store for an import transaction; give it the writer on this file.
   const old = {
     importAtomically: async <T>(work: (w: ImportWriter) => Promise<T>): Promise<T> => {
@@ -143,7 +147,7 @@ describe('SQLite: the search index of a store made before migration 4', () => {
   test('is rebuilt contentless in place by `migrate`', async () => {
     upgraded = SqliteStore.open(join(dir, 'old.db'));
     const report = await upgraded.migrate();
-    assert.deepEqual(report, { from: 3, to: 4, applied: ['4-contentless-lead-text'] });
+    assert.deepEqual(report, { from: 3, to: 5, applied: ['4-contentless-lead-text', '5-webhooks'] });
     const db = new Database(join(dir, 'old.db'), { readonly: true });
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'lead_text%'").pluck().all();
     assert.ok(!tables.includes('lead_text_content'), `no copy of the text: ${tables.join(', ')}`);

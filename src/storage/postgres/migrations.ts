@@ -208,6 +208,44 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX api_usage_day ON api_usage(day);
     `,
   },
+  {
+    version: 5,
+    name: 'webhooks',
+    // Issue 13: as SQLite's migration 5 (endpoints; the outbox, written in the transaction that
+    // stores the lead while its team has an enabled endpoint for the type). Lists are JSON text,
+    // as on SQLite. webhook_events is a queue, read by seq: no team_id lead on its key.
+    sql: `
+      CREATE TABLE webhook_endpoints (
+        id uuid PRIMARY KEY,
+        team_id bigint NOT NULL REFERENCES teams(id),
+        url text NOT NULL,
+        description text,
+        event_types text NOT NULL,
+        member_ids text,
+        subteam_ids text,
+        enabled boolean NOT NULL DEFAULT true,
+        disabled_reason text,
+        secret text NOT NULL,
+        previous_secret text,
+        previous_secret_until bigint,
+        failing_since bigint,
+        created_at bigint NOT NULL,
+        updated_at bigint NOT NULL
+      );
+      CREATE INDEX webhook_endpoints_team ON webhook_endpoints(team_id, created_at);
+      CREATE TABLE webhook_events (
+        seq bigserial PRIMARY KEY,
+        id uuid NOT NULL UNIQUE,
+        team_id bigint NOT NULL,
+        type text NOT NULL,
+        lead_seq bigint NOT NULL,
+        created_at bigint NOT NULL,
+        dispatched_at bigint
+      );
+      CREATE INDEX webhook_events_team ON webhook_events(team_id, seq);
+      CREATE INDEX webhook_events_waiting ON webhook_events(seq) WHERE dispatched_at IS NULL;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

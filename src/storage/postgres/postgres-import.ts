@@ -2,6 +2,7 @@ import type { TransactionSql } from 'postgres';
 import type { Member, Subteam, Team } from '../../domain/directory.js';
 import type { Collector, ImportWriter, NewLead, StagedRecord } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
+import { wantsLeadCreated } from '../webhook-rows.js';
 import { type PgMemberRow, pgToMember } from './postgres-directory.js';
 import { hasEmail, searchText, textColumns } from './postgres-text.js';
 
@@ -11,6 +12,7 @@ const STAGE_BATCH = 1000;
  * One import inside one transaction. Leads go straight into `leads` a batch at a time, in file
  * order: sequence numbers drawn in that order, a lead with the identity of a stored one (or of
  * one earlier in the import) updated in place — its last values win, its first position counts.
+ * A new lead of a team with a webhook endpoint gets its `lead.created` event in the same statement.
  *
  * A batch is sent without waiting for the one before it: postgres.js queues the statements on the
  * transaction's connection and the server runs them in order, so the server writes one batch
@@ -103,6 +105,7 @@ export class PostgresImportWriter implements ImportWriter {
     }
     const a = (pick: (l: NewLead) => string | number | boolean | null) => this.tx.array(leads.map(pick));
     const texts = leads.map((l) => l.text);
+    const uuids = this.tx.array(leads.map(() => uuid7(this.now)));
     const [f1, f2, f3, f4, f5, f6, f7] = textColumns(texts).map((c) => this.tx.array(c));
     // One statement per batch, its columns as arrays. Not COPY: postgres.js 3.4 never settles a
     // COPY the server refuses (its stream is dropped before the error arrives), so a bad batch or
@@ -117,7 +120,7 @@ export class PostgresImportWriter implements ImportWriter {
             ${a((l) => l.id)}::text[], ${a((l) => l.epoch)}::bigint[], ${a((l) => l.time)}::text[],
             ${a((l) => l.userPid)}::text[], ${a((l) => l.kind)}::text[], ${a((l) => l.locationShared)}::boolean[],
             ${a((l) => l.lat)}::text[], ${a((l) => l.long)}::text[], ${a((l) => l.fields)}::text[],
-            ${this.tx.array(leads.map(() => uuid7(this.now)))}::uuid[], ${a((l) => l.source)}::text[],
+            ${uuids}::uuid[], ${a((l) => l.source)}::text[],
             ${this.tx.array(texts.map(hasEmail))}::boolean[], ${a((l) => l.firstName)}::text[],
             ${a((l) => l.lastName)}::text[], ${f1!}::text[], ${f2!}::text[], ${f3!}::text[], ${f4!}::text[],
             ${f5!}::text[], ${f6!}::text[], ${f7!}::text[], ${this.tx.array(texts.map(searchText))}::text[])
@@ -130,7 +133,15 @@ export class PostgresImportWriter implements ImportWriter {
           lat = EXCLUDED.lat, long = EXCLUDED.long, fields = EXCLUDED.fields, source = EXCLUDED.source,
           has_email = EXCLUDED.has_email, first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name,
           text_fields = EXCLUDED.text_fields, search = EXCLUDED.search
-        RETURNING (xmax = 0) AS inserted
+        RETURNING (xmax = 0) AS inserted, team_id, seq, uuid
+      ), events AS (
+        -- A new lead's lead.created event, in this transaction, when its team takes events.
+        INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
+        SELECT e.id, ins.team_id, 'lead.created', ins.seq, ${this.now}
+        FROM ins JOIN unnest(${uuids}::uuid[], ${this.tx.array(leads.map(() => uuid7(this.now)))}::uuid[])
+          AS e(lead_uuid, id) ON e.lead_uuid = ins.uuid
+        WHERE ins.inserted AND ${this.tx.unsafe(wantsLeadCreated('ins.team_id'))}
+        ORDER BY ins.seq
       )
       SELECT (count(*) FILTER (WHERE inserted))::int AS n FROM ins`.then(([row]) => {
       this.newLeads += row?.n ?? 0;

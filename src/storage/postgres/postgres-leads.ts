@@ -16,6 +16,7 @@ import type {
 import { uuid7 } from '../../domain/uuid7.js';
 import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
 import { LEAD_COLUMNS, type LeadRow, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
+import { wantsLeadCreated } from '../webhook-rows.js';
 import {
   byUuidQuery,
   changesQuery,
@@ -170,7 +171,7 @@ export class PostgresLeadStore implements LeadStore {
     };
   }
 
-  /** One transaction on the primary: the claim, the lead, and reading it back commit together. */
+  /** One transaction on the primary: the claim, the lead, its webhook event and reading it back. */
   async create(lead: NewLead, claim: IdempotencyClaim | null): Promise<CreateResult> {
     return (await this.sql.begin(async (tx) => {
       const now = Date.now();
@@ -187,12 +188,18 @@ export class PostgresLeadStore implements LeadStore {
       const [next] = await tx<{ seq: number }[]>`SELECT nextval('leads_seq') AS seq`;
       const seq = next!.seq;
       const id = lead.id ?? (await freeLeadId(tx, lead));
-      await tx`INSERT INTO leads (team_id, seq, member_id, lead_id, epoch, time, user_pid, kind, location_shared,
-          lat, long, fields, uuid, created_at, source, has_email, first_name, last_name, text_fields, search)
+      // The lead and, when its team has an endpoint for it, its webhook event: one statement.
+      await tx`WITH ins AS (INSERT INTO leads (team_id, seq, member_id, lead_id, epoch, time, user_pid, kind,
+          location_shared, lat, long, fields, uuid, created_at, source, has_email, first_name, last_name,
+          text_fields, search)
         VALUES (${lead.teamId}, ${seq}, ${lead.memberId}, ${id}, ${lead.epoch}, ${lead.time},
           ${lead.userPid}, ${lead.kind}, ${lead.locationShared}, ${lead.lat}, ${lead.long}, ${lead.fields}, ${uuid},
           ${now}, ${lead.source}, ${hasEmail(lead.text)}, ${lead.firstName}, ${lead.lastName},
-          ${tx.array(lead.text)}::text[], ${searchText(lead.text)})`;
+          ${tx.array(lead.text)}::text[], ${searchText(lead.text)})
+        RETURNING team_id, seq)
+      INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
+        SELECT ${uuid7(now)}, team_id, 'lead.created', seq, ${now} FROM ins
+        WHERE ${tx.unsafe(wantsLeadCreated('ins.team_id'))}`;
       const [row] = await rowsOf(tx, {
         text: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
           WHERE l.team_id = $1 AND l.seq = $2`,

@@ -10,6 +10,7 @@ import { PostgresKeyStore } from './postgres-keys.js';
 import { PostgresLeadStore } from './postgres-leads.js';
 import { PostgresRateLimiter } from './postgres-rate-limit.js';
 import { PostgresRetirementStore } from './postgres-retirement.js';
+import { PostgresWebhookStore } from './postgres-webhooks.js';
 import { ReplicaRouter, type ReplicaState } from './replica.js';
 import { TrigramSchema } from './trigram.js';
 
@@ -64,6 +65,7 @@ export class PostgresStore implements Store {
   readonly directory: PostgresDirectoryStore;
   readonly keys: PostgresKeyStore;
   readonly retirement: PostgresRetirementStore;
+  readonly webhooks: PostgresWebhookStore;
 
   private constructor(
     private readonly sql: Sql,
@@ -76,6 +78,7 @@ export class PostgresStore implements Store {
     this.keys = new PostgresKeyStore(sql);
     // Brownouts and the ledger on the primary too: a brownout must never be read stale.
     this.retirement = new PostgresRetirementStore(sql);
+    this.webhooks = new PostgresWebhookStore(sql);
   }
 
   /**

@@ -162,6 +162,47 @@ const MIGRATIONS: Migration[] = [
     `,
     after: backfillLeadText,
   },
+  {
+    version: 5,
+    name: 'webhooks',
+    // Issue 13: a team's webhook endpoints, and the outbox. A `lead.created` event is written in
+    // the transaction that stores its lead, and only while the team has an enabled endpoint for
+    // the type (a team without webhooks pays nothing). Lists (event types, member and subteam
+    // filters) are JSON arrays. `secret`: the signing secret, sealed when the operator configures
+    // a key; `previous_secret` signs too until `previous_secret_until` (rotation). An event
+    // waits (dispatched_at NULL) until delivery turns it into one attempt series per endpoint.
+    sql: `
+      CREATE TABLE webhook_endpoints (
+        id TEXT PRIMARY KEY,
+        team_id INTEGER NOT NULL REFERENCES teams(id),
+        url TEXT NOT NULL,
+        description TEXT,
+        event_types TEXT NOT NULL,
+        member_ids TEXT,
+        subteam_ids TEXT,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        disabled_reason TEXT,
+        secret TEXT NOT NULL,
+        previous_secret TEXT,
+        previous_secret_until INTEGER,
+        failing_since INTEGER,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
+      CREATE INDEX webhook_endpoints_team ON webhook_endpoints(team_id, created_at);
+      CREATE TABLE webhook_events (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        team_id INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        lead_seq INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        dispatched_at INTEGER
+      );
+      CREATE INDEX webhook_events_team ON webhook_events(team_id, seq);
+      CREATE INDEX webhook_events_waiting ON webhook_events(seq) WHERE dispatched_at IS NULL;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

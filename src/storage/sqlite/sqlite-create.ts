@@ -5,11 +5,15 @@ import { uuid7 } from '../../domain/uuid7.js';
 import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
 import { LEAD_COLUMNS, type LeadRow, toLead } from '../rows.js';
 import { INSERT_LEAD_TEXT, LEAD_INSERT, leadTextValues, leadValues } from './sqlite-lead-writes.js';
+import { INSERT_LEAD_CREATED } from './sqlite-webhooks.js';
 
 /** How long an `Idempotency-Key` is remembered: after that the key is free again. */
 export const CLAIM_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** v2 creation: the lead, its searchable text and its idempotency claim in one transaction. */
+/**
+ * v2 creation: the lead, its searchable text, its idempotency claim and its webhook event (when
+ * the team has an endpoint for it) in one transaction.
+ */
 export class SqliteLeadCreator {
   private readonly stmts;
   private readonly transaction;
@@ -26,6 +30,7 @@ export class SqliteLeadCreator {
       // A prefix of leads_identity (team_id, member_id, lead_id, epoch): one index seek.
       idTaken: db.prepare('SELECT 1 FROM leads WHERE team_id = ? AND member_id = ? AND lead_id = ? LIMIT 1'),
       insertText: db.prepare(INSERT_LEAD_TEXT),
+      insertEvent: db.prepare(INSERT_LEAD_CREATED),
       byUuid: db
         .prepare(`SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
         WHERE l.uuid = ?`)
@@ -58,6 +63,7 @@ export class SqliteLeadCreator {
     const id = lead.id ?? this.freeId(lead);
     const { seq } = this.stmts.insert.get(leadValues(lead, id, uuid, now)) as { seq: number };
     this.stmts.insertText.run(leadTextValues(seq, lead));
+    this.stmts.insertEvent.run(uuid7(now), lead.teamId, seq, now, lead.teamId);
     if (claim !== null) this.stmts.addClaim.run(claim.keyId, claim.key, claim.bodyHash, uuid, now);
     return { kind: 'created', lead: this.byUuid(uuid)! };
   }

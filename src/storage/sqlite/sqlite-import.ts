@@ -10,18 +10,23 @@ import {
   leadTextValues,
   leadValues,
 } from './sqlite-lead-writes.js';
+import { INSERT_EVENT, WANTS_LEAD_CREATED } from './sqlite-webhooks.js';
 
 const STAGE_BATCH = 1000;
 
 /**
  * Writes one import inside the transaction the store opened. A new lead's `seq` is assigned on
  * insert (the highest so far plus one), so storage order is the order leads are handed over.
+ * Each new lead of a team with a webhook endpoint gets its `lead.created` event in the same
+ * transaction; a replaced lead gets none.
  */
 export class SqliteImportWriter implements ImportWriter {
   private maxSeq: number;
   private newLeads = 0;
   private readonly now = Date.now();
   private readonly stmts;
+  /** Whether a team takes webhook events: its endpoints cannot change while the import holds the write lock. */
+  private readonly eventTeams = new Map<number, boolean>();
 
   constructor(db: Database.Database) {
     db.exec(`CREATE TEMP TABLE IF NOT EXISTS import_staged (
@@ -58,6 +63,8 @@ export class SqliteImportWriter implements ImportWriter {
           has_email = excluded.has_email, first_name = excluded.first_name, last_name = excluded.last_name
         RETURNING seq`),
       insertText: db.prepare(INSERT_LEAD_TEXT),
+      wantsEvents: db.prepare(WANTS_LEAD_CREATED).pluck(),
+      insertEvent: db.prepare(INSERT_EVENT),
       deleteText: db.prepare(DELETE_LEAD_TEXT),
       stage: db.prepare('INSERT INTO temp.import_staged (ordinal, source, text) VALUES (?, ?, ?)'),
       staged: db.prepare(
@@ -124,6 +131,7 @@ export class SqliteImportWriter implements ImportWriter {
       if (seq > this.maxSeq) {
         this.maxSeq = seq;
         this.newLeads++;
+        if (this.takesEvents(l.teamId)) this.stmts.insertEvent.run(uuid7(this.now), l.teamId, seq, this.now);
       } else inOrder = false;
       seqs[i] = seq;
     }
@@ -139,6 +147,15 @@ export class SqliteImportWriter implements ImportWriter {
     const order = [...last.keys()].sort((a, b) => a - b);
     for (const seq of order) if (seq <= before) this.stmts.deleteText.run(seq);
     for (const seq of order) this.stmts.insertText.run(leadTextValues(seq, last.get(seq)!));
+  }
+
+  private takesEvents(teamId: number): boolean {
+    let wants = this.eventTeams.get(teamId);
+    if (wants === undefined) {
+      wants = this.stmts.wantsEvents.get(teamId) === 1;
+      this.eventTeams.set(teamId, wants);
+    }
+    return wants;
   }
 
   async finishLeads(): Promise<number> {

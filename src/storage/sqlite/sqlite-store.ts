@@ -10,6 +10,7 @@ import { SqliteImportWriter } from './sqlite-import.js';
 import { SqliteKeyStore } from './sqlite-keys.js';
 import { SqliteLeadStore } from './sqlite-leads.js';
 import { SqliteRetirementStore } from './sqlite-retirement.js';
+import { SqliteWebhookStore } from './sqlite-webhooks.js';
 
 /**
  * The embedded store: one SQLite file, WAL so readers never wait for the writer, prepared
@@ -21,6 +22,7 @@ export class SqliteStore implements Store {
   private directoryStore?: SqliteDirectoryStore;
   private keyStore?: SqliteKeyStore;
   private retirementStore?: SqliteRetirementStore;
+  private webhookStore?: SqliteWebhookStore;
   /** Secrets never change once made, so each is read from the file once. */
   private readonly secrets = new Map<string, Buffer>();
 
@@ -115,6 +117,14 @@ export class SqliteStore implements Store {
       this.retirementStore = new SqliteRetirementStore(this.db);
     }
     return this.retirementStore;
+  }
+
+  get webhooks(): SqliteWebhookStore {
+    if (this.webhookStore === undefined) {
+      this.ready();
+      this.webhookStore = new SqliteWebhookStore(this.db);
+    }
+    return this.webhookStore;
   }
 
   async importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {

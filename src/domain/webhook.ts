@@ -1,0 +1,71 @@
+import type { V2Lead } from '../schemas/v2.js';
+import { formatInstant } from './instant.js';
+import type { Lead } from './lead.js';
+import { leadToV2 } from './v2-wire.js';
+
+/**
+ * Webhooks (issue 13): the events a team's endpoints receive and the body each is sent with.
+ * An event is written to the outbox in the transaction that stores its lead (storage/), so a
+ * lead never exists without its event nor an event without its lead.
+ */
+
+export const EVENT_TYPES = ['lead.created'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** A team's registered receiver. The signing secret never leaves the store through this shape. */
+export interface Endpoint {
+  /** A UUIDv7: no count of other teams' endpoints can be read from it. */
+  id: string;
+  teamId: number;
+  url: string;
+  description: string | null;
+  eventTypes: EventType[];
+  /** Only leads collected by these members (null: every member). */
+  members: number[] | null;
+  /** Only leads collected by a current member of these subteams (null: every subteam). */
+  subteams: number[] | null;
+  enabled: boolean;
+  /** Why leadline disabled it (410 Gone, failing too long); null when enabled or disabled by a person. */
+  disabledReason: string | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** An endpoint about to be stored; `secret` is the stored form of its signing secret. */
+export interface NewEndpoint {
+  teamId: number;
+  url: string;
+  description: string | null;
+  eventTypes: EventType[];
+  members: number[] | null;
+  subteams: number[] | null;
+  secret: string;
+  createdAt: number;
+}
+
+/** An outbox event with the lead it is about, as stored now (null: the lead left the team). */
+export interface WebhookEvent {
+  /** Outbox order. */
+  seq: number;
+  /** The `webhook-id`: the same on every attempt, so a receiver can de-duplicate. */
+  id: string;
+  type: EventType;
+  teamId: number;
+  createdAt: number;
+  lead: Lead | null;
+}
+
+/** The Standard Webhooks payload: `type`, `timestamp` (of the event) and `data`. */
+export interface WebhookEnvelope<T = unknown> {
+  type: string;
+  timestamp: string;
+  data: T;
+}
+
+/**
+ * The body of a `lead.created` event: the lead exactly as `GET /api/pub/v2/leads/{leadId}`
+ * returns it (leadToV2, so the consent rule holds: no coordinates without consent).
+ */
+export function leadCreatedEnvelope(event: WebhookEvent, lead: Lead): WebhookEnvelope<V2Lead> {
+  return { type: event.type, timestamp: formatInstant(event.createdAt), data: leadToV2(lead) };
+}

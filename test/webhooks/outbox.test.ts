@@ -1,0 +1,189 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import type { Store } from '../../src/domain/store.js';
+import { leadCreatedEnvelope, type WebhookEvent } from '../../src/domain/webhook.js';
+import type { V2Lead } from '../../src/schemas/v2.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
+import { keyFor, load, makeApp } from '../helpers.js';
+import { assertV2Ok, get, post, V2 } from '../v2/client.js';
+
+/**
+ * Issue 13 §1 and §4, the outbox: a `lead.created` event is written with every lead that enters
+ * a team with a webhook endpoint — v2 creation and import — and only then; its body is the lead
+ * as GET /api/pub/v2/leads/{leadId} returns it.
+ */
+const HOOKED = 1301;
+const QUIET = 1302;
+const ADMIN = 13011;
+const MEMBER = 13012;
+const OTHER = 13021;
+const EPOCH = 1_750_000_000_000;
+
+const directory = [
+  { type: 'team', id: HOOKED, name: 'Hooked' },
+  { type: 'team', id: QUIET, name: 'Quiet' },
+  { type: 'member', id: ADMIN, teamId: HOOKED, email: 'admin@hooked.test', role: 'admin', pid: 'p1' },
+  { type: 'member', id: MEMBER, teamId: HOOKED, email: 'member@hooked.test', role: 'member', pid: 'p2' },
+  { type: 'member', id: OTHER, teamId: QUIET, email: 'other@quiet.test', role: 'admin', pid: 'p3' },
+];
+
+const lead = (userId: number, id: string, extra: object = {}) => ({
+  type: 'lead',
+  userId,
+  id,
+  epoch: EPOCH + Number(id.replace(/\D/g, '') || 0),
+  isLead: true,
+  name: `Person ${id}`,
+  ...extra,
+});
+
+async function allEvents(store: Store, teamId: number): Promise<WebhookEvent[]> {
+  return store.webhooks.events(teamId, 0, 100_000);
+}
+
+async function getLead(app: FastifyInstance, key: string, uuid: string): Promise<V2Lead> {
+  return assertV2Ok(await get(app, `${V2}/${uuid}`, key)).data as V2Lead;
+}
+
+for (const engine of enginesUnderTest()) {
+  describe(`webhook outbox [${engine}]`, () => {
+    let made: EngineStore;
+    let store: Store;
+    let app: FastifyInstance;
+    let adminKey: string;
+    let memberKey: string;
+
+    before(async () => {
+      made = await makeEngineStore(engine);
+      store = made.store;
+      await load(store, directory);
+      app = await makeApp(store);
+      adminKey = await keyFor(store, ADMIN);
+      memberKey = await keyFor(store, MEMBER);
+    });
+    after(async () => {
+      await app.close();
+      await made.cleanup();
+    });
+
+    it('writes no event for a team without an endpoint', async () => {
+      await load(store, [lead(ADMIN, 'before-1'), lead(OTHER, 'quiet-1')]);
+      const res = await post(app, V2, memberKey, {
+        leadSource: 'PROFILE_CONNECTION',
+        systemFields: { fullName: 'No Hook Yet' },
+      });
+      assertV2Ok(res, 201);
+      assert.deepEqual(await allEvents(store, HOOKED), []);
+      assert.deepEqual(await allEvents(store, QUIET), []);
+    });
+
+    it('a v2 creation writes one lead.created event whose body is the lead as GET returns it', async () => {
+      await store.webhooks.addEndpoint({
+        teamId: HOOKED,
+        url: 'https://receiver.example/hooks',
+        description: null,
+        eventTypes: ['lead.created'],
+        members: null,
+        subteams: null,
+        secret: 'whsec_test',
+        createdAt: Date.now(),
+      });
+      const body = {
+        leadSource: 'PROFILE_CONNECTION',
+        locationShared: true,
+        systemFields: {
+          firstName: 'Zoë',
+          lastName: 'van Dijk',
+          email: 'zoe@dijk.test',
+          location: { label: 'Utrecht', latitude: 52.09, longitude: 5.12 },
+        },
+      };
+      const created = assertV2Ok(await post(app, V2, memberKey, body), 201).data as V2Lead;
+      // A retry under the same Idempotency-Key stores nothing, so it writes no event either.
+      const headers = { 'idempotency-key': 'outbox-retry-1' };
+      const first = assertV2Ok(await post(app, V2, memberKey, body, headers), 201).data as V2Lead;
+      assertV2Ok(await post(app, V2, memberKey, body, headers), 201);
+      const events = await allEvents(store, HOOKED);
+      assert.deepEqual(
+        events.map((e) => e.lead?.uuid),
+        [created.leadId, first.leadId],
+      );
+      const [event] = events;
+      const envelope = leadCreatedEnvelope(event!, event!.lead!);
+      assert.equal(envelope.type, 'lead.created');
+      assert.equal(envelope.timestamp, created.createdAt);
+      assert.deepEqual(envelope.data, await getLead(app, adminKey, created.leadId));
+      assert.equal(envelope.data.systemFields.location?.latitude, 52.09);
+      assert.match(event!.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7/);
+      assert.notEqual(events[0]!.id, events[1]!.id);
+      assert.deepEqual(await allEvents(store, QUIET), [], "the other team's outbox stays empty");
+    });
+
+    it('an import writes one event per new lead, none for a replaced lead or a re-import', async () => {
+      const before = (await allEvents(store, HOOKED)).length;
+      const file = [
+        lead(ADMIN, 'imp-1', { lat: '48.1', long: '11.5', locationShared: false }),
+        lead(MEMBER, 'imp-2', { lat: '52.5', long: '13.4', locationShared: true }),
+        lead(ADMIN, 'imp-3'),
+        lead(ADMIN, 'imp-3', { company: 'Twice in one file' }),
+        lead(OTHER, 'quiet-2'),
+      ];
+      const summary = await load(store, file);
+      assert.equal(summary.newLeads, 4);
+      const events = (await allEvents(store, HOOKED)).slice(before);
+      assert.deepEqual(
+        events.map((e) => e.lead?.id),
+        ['imp-1', 'imp-2', 'imp-3'],
+      );
+      for (const e of events) {
+        const data = leadCreatedEnvelope(e, e.lead!).data;
+        assert.deepEqual(data, await getLead(app, adminKey, data.leadId), `${e.lead?.id} as GET returns it`);
+      }
+      const byId = new Map(events.map((e) => [e.lead!.id, e]));
+      const located = (id: string) =>
+        leadCreatedEnvelope(byId.get(id)!, byId.get(id)!.lead!).data.systemFields.location;
+      assert.equal(located('imp-1'), null, 'no coordinates without consent');
+      assert.deepEqual(located('imp-2'), { label: null, latitude: 52.5, longitude: 13.4 });
+
+      const again = await load(store, [...file, lead(ADMIN, 'imp-1', { company: 'Changed' })]);
+      assert.equal(again.newLeads, 0);
+      assert.equal(
+        (await allEvents(store, HOOKED)).length,
+        before + 3,
+        'a re-import adding nothing adds nothing',
+      );
+      assert.deepEqual(await allEvents(store, QUIET), []);
+    });
+
+    it('an import that fails after writing leads leaves neither its leads nor their events', async () => {
+      const before = (await allEvents(store, HOOKED)).length;
+      const many = Array.from({ length: 2500 }, (_, i) => lead(ADMIN, `rolled-${i}`));
+      await assert.rejects(load(store, [...many, { type: 'lead', userId: ADMIN, id: 'bad' }]));
+      assert.equal((await allEvents(store, HOOKED)).length, before);
+      const page = await store.leads.search(
+        { scope: { teamId: HOOKED }, start: null, end: null, sources: null, hasEmail: null, text: [] },
+        'DESC',
+        null,
+        10_000,
+      );
+      assert.ok(!page.some((l) => l.id.startsWith('rolled-')));
+    });
+
+    it('reads events after a position, in outbox order, one team at a time', async () => {
+      const events = await allEvents(store, HOOKED);
+      assert.ok(events.length >= 5);
+      const seqs = events.map((e) => e.seq);
+      assert.deepEqual(
+        seqs,
+        [...seqs].sort((a, b) => a - b),
+      );
+      const rest = await store.webhooks.events(HOOKED, seqs[1]!, 2);
+      assert.deepEqual(
+        rest.map((e) => e.id),
+        events.slice(2, 4).map((e) => e.id),
+      );
+      assert.ok(events.every((e) => e.teamId === HOOKED && e.type === 'lead.created'));
+    });
+  });
+}
