@@ -7,8 +7,16 @@ import autocannon from 'autocannon';
 
 export const BIN = fileURLToPath(new URL('../bin/leadline.js', import.meta.url));
 
-/** leadline's environment in every bench: quiet logs, and no rate limit between the load and its answers. */
-export const SERVER_ENV = { LOG_LEVEL: 'warn', LEADLINE_RATE_LIMIT: '1000000000' };
+/**
+ * leadline's environment in every bench: quiet logs, no rate limit between the load and its
+ * answers, and metrics on (issue 17: the P1 ratio is measured with them; the token only turns
+ * them on, nothing scrapes during a load).
+ */
+export const SERVER_ENV = {
+  LOG_LEVEL: 'warn',
+  LEADLINE_RATE_LIMIT: '1000000000',
+  LEADLINE_METRICS_TOKEN: 'bench-metrics-token-0123456789',
+};
 
 export async function freePort(): Promise<number> {
   const server = createServer();

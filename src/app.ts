@@ -10,14 +10,16 @@ import { adminRoutes } from './http/admin.js';
 import { clientErrorHandler, throttleAuthFailures } from './http/client-limits.js';
 import { allowCors } from './http/cors.js';
 import { refuseKeysInPath } from './http/key-in-url.js';
+import { metricsRoute, recordHttpMetrics } from './http/metrics.js';
 import { pageRoutes } from './http/pages.js';
-import { errorHandler, STORE_RETRY_AFTER_SECONDS, sendProblem } from './http/problem.js';
+import { decorateProblems, errorHandler, STORE_RETRY_AFTER_SECONDS, sendProblem } from './http/problem.js';
 import { hasDotSegment } from './http/request-path.js';
 import { countUsage } from './http/usage.js';
 import { BrownoutSchedule } from './http/v1/brownout-schedule.js';
 import { deprecationHeaders, V1_PREFIX } from './http/v1/deprecation.js';
 import { v1Routes } from './http/v1/routes.js';
 import { v2Routes } from './http/v2/routes.js';
+import type { Metrics } from './metrics/metrics.js';
 
 export interface AppDeps {
   config: Config;
@@ -27,6 +29,8 @@ export interface AppDeps {
   /** Where the rate-limit counters stand when REDIS_URL is set; `/readyz` reports it (R14). */
   redisState?: () => 'up' | 'down';
   now?: () => number;
+  /** Records requests, v1 calls and refusals (docs/operations.md); absent: no metrics. */
+  metrics?: Metrics;
 }
 
 /** Builds the HTTP app: no environment, no listening. Tests call `inject()` on it. */
@@ -71,6 +75,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Request bodies are JSON (v2); Fastify's default text/plain parser would let a wrong media type through.
   app.removeContentTypeParser('text/plain');
+  decorateProblems(app);
+  if (deps.metrics !== undefined) recordHttpMetrics(app, deps.metrics);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
     if (hasDotSegment(request.url)) throw new AppError('not-found', 'No resource at this path.');
@@ -104,6 +110,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   const now = deps.now ?? Date.now;
+  if (deps.metrics !== undefined && config.metrics.token !== null)
+    metricsRoute(app, deps.metrics, config.metrics.token);
   countUsage(app, new UsageLedger(store.retirement), config.usageFlushMs, now);
   // Before v1's hooks: a listed origin's preflight is answered before v1's 405 for OPTIONS (R19).
   await allowCors(app, config.corsOrigins);

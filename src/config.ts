@@ -43,6 +43,11 @@ export interface Config {
   captureToleranceMs: number;
   /** The largest import record (one NDJSON line), in bytes. */
   importMaxRecordBytes: number;
+  /**
+   * Prometheus metrics (docs/operations.md): on their own listener (`port`, on `host`) and/or on
+   * the API port behind `Authorization: Bearer <token>`. Neither set: no metrics at all.
+   */
+  metrics: { port: number | null; host: string; token: string | null };
 }
 
 export class ConfigError extends Error {
@@ -145,10 +150,24 @@ export function loadConfig(
     authFailureLimit: int('LEADLINE_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
     trustProxy,
     corsOrigins,
+    metrics: metricsSettings(get, int, problems),
     ...importSettings(int),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
+}
+
+/** `LEADLINE_METRICS_PORT` (0: any free port), `LEADLINE_METRICS_HOST`, `LEADLINE_METRICS_TOKEN` (16+ characters). */
+function metricsSettings(
+  get: (name: string) => string | undefined,
+  int: IntReader,
+  problems: string[],
+): Config['metrics'] {
+  const port = get('LEADLINE_METRICS_PORT') === undefined ? null : int('LEADLINE_METRICS_PORT', 0, 0, 65535);
+  const token = get('LEADLINE_METRICS_TOKEN') ?? null;
+  if (token !== null && !/^[\x21-\x7e]{16,}$/.test(token))
+    problems.push('LEADLINE_METRICS_TOKEN: expected at least 16 printable characters, no spaces');
+  return { port, host: get('LEADLINE_METRICS_HOST') ?? '127.0.0.1', token };
 }
 
 /** The public URL when LEADLINE_PUBLIC_URL is not set: the service on this machine. */

@@ -5,6 +5,9 @@ import type { Logger } from 'pino';
 import { type AppDeps, buildApp } from './app.js';
 import { type Config, defaultPublicUrl } from './config.js';
 import type { Store } from './domain/store.js';
+import { listenMetrics, watchRetirement } from './http/metrics.js';
+import { Metrics } from './metrics/metrics.js';
+import { observeStore } from './storage/observed-store.js';
 import { RedisRateLimiter } from './storage/redis-rate-limit.js';
 
 export interface RunningServer {
@@ -33,10 +36,20 @@ export async function startServer(config: Config, store: Store, logger: Logger):
         });
   // Bounded: a Redis that is down at start does not keep the service from starting (R14).
   await redis?.settled();
+  // Metrics only when they can be read: a listener of their own, or a token (docs/operations.md).
+  const metrics =
+    config.metrics.port === null && config.metrics.token === null ? null : new Metrics(store.engine);
+  if (metrics !== null) watchRetirement(metrics, store, config, Date.now);
+  const metricsListener =
+    metrics === null || config.metrics.port === null
+      ? null
+      : await listenMetrics(metrics, config.metrics.host, config.metrics.port);
+  if (metricsListener !== null) logger.info(`metrics at ${metricsListener.address}/metrics`);
   const { app, address, publicUrl } = await listenApp({
     config,
-    store,
+    store: metrics === null ? store : observeStore(store, metrics, config.pg.poolMax),
     logger,
+    ...(metrics === null ? {} : { metrics }),
     ...(redis === null ? {} : { rateLimiter: redis, redisState: () => redis.state() }),
   });
   logger.info({ publicUrl }, `links point at ${publicUrl}`);
@@ -52,6 +65,7 @@ export async function startServer(config: Config, store: Store, logger: Logger):
         await app.close();
       } finally {
         clearTimeout(force);
+        await metricsListener?.close();
         await redis?.close();
         await store.close();
       }

@@ -1,5 +1,12 @@
-import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError, type ErrorCode } from '../domain/errors.js';
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /** The problem code this reply answers with (sendProblem sets it); null: not a problem. */
+    problem: ErrorCode | null;
+  }
+}
 
 /**
  * RFC 9457 problem details. One table maps each error code to its status and title; the
@@ -90,6 +97,11 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string; descri
 /** Seconds a client is asked to wait while the store is unreachable (503, /readyz). */
 export const STORE_RETRY_AFTER_SECONDS = '5';
 
+/** Every reply starts as no problem (metrics read which problem a reply was; src/http/metrics.ts). */
+export function decorateProblems(app: FastifyInstance): void {
+  app.decorateReply('problem', null);
+}
+
 export function problemType(publicUrl: string, code: ErrorCode): string {
   return `${publicUrl}/problems/${code}`;
 }
@@ -102,6 +114,7 @@ export function sendProblem(
   extensions: Record<string, unknown> = {},
 ): FastifyReply {
   const p = PROBLEMS[code];
+  reply.problem = code;
   // RFC 9110 §11.6.1: a 401 names the scheme the client should use.
   if (code === 'unauthorized') reply.header('www-authenticate', 'Bearer realm="leadline"');
   return reply

@@ -103,6 +103,11 @@ export class PostgresStore implements Store {
     return this.replica?.router.state() ?? null;
   }
 
+  /** How far the read replica is behind (metrics); null without one or while it is unreachable. */
+  replicaLagSeconds(): number | null {
+    return this.replica?.router.lagSeconds() ?? null;
+  }
+
   /** Counters in the database, so a per-key limit holds across every instance. */
   createRateLimiter(limit: number, windowSeconds: number): RateLimiter {
     return new PostgresRateLimiter(this.sql, limit, windowSeconds);

@@ -45,6 +45,12 @@ export class ReplicaRouter {
     return this.now() - this.freshAsOf <= MAX_REPLICA_LAG_MS ? 'fresh' : 'lagging';
   }
 
+  /** Seconds between now and the newest primary position the replica had replayed at its last probe; null while unreachable. */
+  lagSeconds(): number | null {
+    if (!this.reachable) return null;
+    return Math.max(0, this.now() - this.freshAsOf) / 1000;
+  }
+
   /** The pool a read should use now. */
   reads(): Sql {
     return this.state() === 'fresh' ? this.replica : this.primary;

@@ -1,0 +1,208 @@
+import { readFileSync } from 'node:fs';
+import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
+import { type CounterChild, FastCounter, FastHistogram } from './series.js';
+
+/**
+ * The one owner of the metrics registry (docs/operations.md lists every metric). The rest of
+ * the code records through the series named here, holding their children; nothing else imports
+ * prom-client. One registry per instance of this class, so several apps in one process (tests)
+ * never share counts.
+ */
+
+/** Seconds. Sub-millisecond at the bottom: a v1 getLastLead is answered in ~100 µs. */
+export const LATENCY_BUCKETS = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+] as const;
+
+export type ReplicaState = 'fresh' | 'lagging' | 'unreachable';
+
+/** What the store gauges read at each scrape. */
+export interface StoreProbe {
+  engine: string;
+  /** PostgreSQL pool size; null for the embedded store. */
+  poolMax: number | null;
+  /** Store operations started and not yet settled. */
+  inFlight(): number;
+  replicaState(): ReplicaState | null;
+  replicaLagSeconds(): number | null;
+  ping(): Promise<void>;
+}
+
+const PING_TIMEOUT_MS = 2_000;
+
+export class Metrics {
+  readonly registry = new Registry();
+  readonly httpRequests = new FastCounter(
+    'leadline_http_requests_total',
+    'HTTP requests answered, by route pattern, method and status.',
+    ['route', 'method', 'status'],
+  ).register(this.registry);
+  readonly httpDuration = new FastHistogram(
+    'leadline_http_request_duration_seconds',
+    'Time from the request to its answer, by route pattern, method and status.',
+    ['route', 'method', 'status'],
+    LATENCY_BUCKETS,
+  ).register(this.registry);
+  readonly v1Calls = new FastCounter(
+    'leadline_v1_calls_total',
+    'v1 calls by operation and outcome: answered, frozen-out, brownout, sunset, refused.',
+    ['operation', 'outcome'],
+  ).register(this.registry);
+  readonly rateLimitRefusals = new FastCounter(
+    'leadline_rate_limit_refusals_total',
+    'Requests refused with 429, by reason: key-quota or auth-throttle.',
+    ['reason'],
+  ).register(this.registry);
+  readonly authFailures: CounterChild = new FastCounter(
+    'leadline_auth_failures_total',
+    'Requests answered 401: no key, a malformed, unknown, revoked or expired key, or a key in the URL.',
+    [],
+  )
+    .register(this.registry)
+    .child();
+  readonly storeQueries = new FastHistogram(
+    'leadline_store_query_duration_seconds',
+    'Store operations by operation and engine: time from the call to its result.',
+    ['operation', 'engine'],
+    LATENCY_BUCKETS,
+  ).register(this.registry);
+  readonly storeErrors = new FastCounter(
+    'leadline_store_errors_total',
+    'Store operations that failed, by operation and engine.',
+    ['operation', 'engine'],
+  ).register(this.registry);
+
+  constructor(engine: string) {
+    collectDefaultMetrics({ register: this.registry });
+    new Gauge({
+      name: 'leadline_build_info',
+      help: 'Always 1; the labels name the running version, the store engine and Node.',
+      labelNames: ['version', 'engine', 'node'],
+      registers: [this.registry],
+    }).set({ version: VERSION, engine, node: process.version }, 1);
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /** Pool, replica and reachability gauges, read from the store at each scrape. */
+  watchStore(probe: StoreProbe): void {
+    const registers = [this.registry];
+    const engine = probe.engine;
+    new Gauge({
+      name: 'leadline_store_pool_connections',
+      help: 'PostgreSQL pool: connections in use, and store operations waiting beyond the pool size.',
+      labelNames: ['engine', 'state'],
+      registers,
+      collect() {
+        if (probe.poolMax === null) return;
+        const n = probe.inFlight();
+        this.set({ engine, state: 'in_use' }, Math.min(n, probe.poolMax));
+        this.set({ engine, state: 'waiting' }, Math.max(0, n - probe.poolMax));
+      },
+    });
+    new Gauge({
+      name: 'leadline_store_pool_max',
+      help: 'PostgreSQL pool size (LEADLINE_PG_POOL_MAX).',
+      labelNames: ['engine'],
+      registers,
+      collect() {
+        if (probe.poolMax !== null) this.set({ engine }, probe.poolMax);
+      },
+    });
+    new Gauge({
+      name: 'leadline_store_up',
+      help: `1 when the store answered a ping at this scrape (within ${PING_TIMEOUT_MS} ms), else 0.`,
+      labelNames: ['engine'],
+      registers,
+      async collect() {
+        this.set({ engine }, (await pingWithin(probe, PING_TIMEOUT_MS)) ? 1 : 0);
+      },
+    });
+    const states: ReplicaState[] = ['fresh', 'lagging', 'unreachable'];
+    new Gauge({
+      name: 'leadline_replica_state',
+      help: 'Read replica (DATABASE_READ_URL): 1 for the state it is in, fresh, lagging or unreachable.',
+      labelNames: ['state'],
+      registers,
+      collect() {
+        const now = probe.replicaState();
+        if (now === null) return;
+        for (const s of states) this.set({ state: s }, s === now ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'leadline_replica_lag_seconds',
+      help: 'How far the read replica is behind the primary, as of its last probe.',
+      registers,
+      collect() {
+        const lag = probe.replicaLagSeconds();
+        if (lag !== null) this.set(lag);
+      },
+    });
+  }
+
+  /** A gauge set at each scrape from `read` (cached for `cacheMs`), one series per key of its result. */
+  watchCounts(
+    name: string,
+    help: string,
+    label: string,
+    read: () => Promise<Record<string, number>>,
+    cacheMs: number,
+  ): void {
+    let cached: { at: number; counts: Record<string, number> } | null = null;
+    new Gauge({
+      name,
+      help,
+      labelNames: [label],
+      registers: [this.registry],
+      async collect() {
+        if (cached === null || Date.now() - cached.at > cacheMs)
+          cached = { at: Date.now(), counts: await read() };
+        for (const [value, n] of Object.entries(cached.counts)) this.set({ [label]: value }, n);
+      },
+    });
+  }
+
+  /** A gauge with one constant value (a configured time, say); not exported when null. */
+  constant(name: string, help: string, value: number | null): void {
+    const g = new Gauge({ name, help, registers: [this.registry] });
+    if (value !== null) g.set(value);
+    else this.registry.removeSingleMetric(name);
+  }
+}
+
+async function pingWithin(probe: StoreProbe, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([
+      probe.ping().then(
+        () => true,
+        () => false,
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** package.json's version: two levels up from src/metrics/ and from dist/metrics/ alike. */
+const VERSION = (() => {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as {
+      version?: string;
+    };
+    return pkg.version ?? 'unknown';
+  } catch {
+    return 'unknown';
+  }
+})();
