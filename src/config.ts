@@ -48,6 +48,8 @@ export interface Config {
    * the API port behind `Authorization: Bearer <token>`. Neither set: no metrics at all.
    */
   metrics: { port: number | null; host: string; token: string | null };
+  /** Webhooks (docs/webhooks.md). */
+  webhooks: WebhookConfig;
 }
 
 export class ConfigError extends Error {
@@ -152,6 +154,7 @@ export function loadConfig(
     corsOrigins,
     metrics: metricsSettings(get, int, problems),
     ...importSettings(int),
+    webhooks: webhookSettings(get, int, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -211,6 +214,59 @@ function importSettings(int: IntReader): ImportConfig {
   return {
     captureToleranceMs: int('LEADLINE_CAPTURE_TOLERANCE_SECONDS', 86_400, 0, 31_536_000) * 1000,
     importMaxRecordBytes: int('LEADLINE_IMPORT_MAX_RECORD_BYTES', 1_048_576, 1024, 268_435_456),
+  };
+}
+
+export interface WebhookConfig {
+  /** `http` and private, loopback and link-local addresses allowed (on-premises receivers, tests). */
+  allowPrivate: boolean;
+  /** AES-256 key sealing endpoint secrets in the store; null: secrets stored as they are. */
+  secretKey: Buffer | null;
+  /** How long a rotated-out secret keeps signing beside the new one. */
+  rotationGraceMs: number;
+  /** An endpoint failing without a break this long is disabled. */
+  disableAfterMs: number;
+  /** How long an undeliverable event is kept (with its attempts) before it is dropped, with a record. */
+  retentionMs: number;
+  /** How often an idle delivery loop looks for due work. */
+  pollMs: number;
+  /** Deliveries one instance has in flight at once. */
+  concurrency: number;
+}
+
+/**
+ * The webhook settings alone, for the CLI (`leadline webhooks add` checks URLs and seals secrets
+ * as the server does). Throws `ConfigError` like `loadConfig`.
+ */
+export function loadWebhookConfig(env: Env = process.env): WebhookConfig {
+  const problems: string[] = [];
+  const { get, int } = envReader(env, problems);
+  const settings = webhookSettings(get, int, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return settings;
+}
+
+function webhookSettings(
+  get: (name: string) => string | undefined,
+  int: IntReader,
+  problems: string[],
+): WebhookConfig {
+  const allow = get('LEADLINE_WEBHOOK_ALLOW_PRIVATE') ?? 'false';
+  if (allow !== 'true' && allow !== 'false')
+    problems.push('LEADLINE_WEBHOOK_ALLOW_PRIVATE: expected true or false');
+  const rawKey = get('LEADLINE_WEBHOOK_SECRET_KEY');
+  const secretKey = rawKey === undefined ? null : Buffer.from(rawKey, 'base64');
+  if (secretKey !== null && (secretKey.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(rawKey!)))
+    problems.push('LEADLINE_WEBHOOK_SECRET_KEY: expected 32 bytes in base64 (openssl rand -base64 32)');
+  const DAY = 86_400_000;
+  return {
+    allowPrivate: allow === 'true',
+    secretKey,
+    rotationGraceMs: int('LEADLINE_WEBHOOK_ROTATION_GRACE_HOURS', 24, 0, 720) * 3_600_000,
+    disableAfterMs: int('LEADLINE_WEBHOOK_DISABLE_AFTER_DAYS', 5, 1, 365) * DAY,
+    retentionMs: int('LEADLINE_WEBHOOK_RETENTION_DAYS', 30, 1, 3650) * DAY,
+    pollMs: int('LEADLINE_WEBHOOK_POLL_MS', 100, 10, 60_000),
+    concurrency: int('LEADLINE_WEBHOOK_CONCURRENCY', 64, 1, 1000),
   };
 }
 
