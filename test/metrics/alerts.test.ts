@@ -1,0 +1,70 @@
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { watchRetirement } from '../../src/http/metrics.js';
+import { makeStore, testConfig } from '../helpers.js';
+import { METRICS_TOKEN, metricsApp } from './scrape.js';
+
+/**
+ * The alert rules (ops/prometheus/alerts.yml) pass `promtool check rules` and their unit tests
+ * (`promtool test rules`, Debian's prometheus package), and the dashboard and the rules name only
+ * metrics leadline serves.
+ */
+const PROMTOOL = process.env.LEADLINE_PROMTOOL ?? '/usr/bin/promtool';
+const OPS = fileURLToPath(new URL('../../ops/', import.meta.url));
+/** Named by the alerts before the webhook metrics exist (issue 13); see docs/operations.md. */
+const NOT_YET = new Set([
+  'leadline_webhook_outbox_oldest_pending_age_seconds',
+  'leadline_webhook_deliveries_total',
+]);
+
+const promtool = (...args: string[]): string => {
+  assert.ok(existsSync(PROMTOOL), `${PROMTOOL} is missing: apt-get install -y prometheus (.ci/run does)`);
+  return execFileSync(PROMTOOL, args, { cwd: `${OPS}prometheus`, encoding: 'utf8' });
+};
+
+describe('alert rules', () => {
+  test('promtool check rules: valid', () => {
+    assert.match(promtool('check', 'rules', 'alerts.yml'), /SUCCESS: 8 rules found/);
+  });
+  test('promtool test rules: each alert fires when it should and only then', () => {
+    assert.match(promtool('test', 'rules', 'alerts.test.yml'), /SUCCESS/);
+  });
+});
+
+describe('the rules and the dashboard name only metrics leadline serves', () => {
+  let served: Set<string>;
+  let cleanup: () => Promise<void>;
+  before(async () => {
+    const made = await makeStore();
+    cleanup = made.cleanup;
+    const { app, metrics } = await metricsApp(made.store, { LEADLINE_V1_SUNSET_AT: '2030-01-01T00:00:00Z' });
+    watchRetirement(
+      metrics,
+      made.store,
+      testConfig({ LEADLINE_V1_SUNSET_AT: '2030-01-01T00:00:00Z' }),
+      Date.now,
+    );
+    const text = (
+      await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+    ).body;
+    served = new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((m) => m[1]!));
+    await app.close();
+  });
+  after(() => cleanup());
+
+  for (const file of ['prometheus/alerts.yml']) {
+    test(file, () => {
+      const names = new Set(
+        [...readFileSync(`${OPS}${file}`, 'utf8').matchAll(/\bleadline_[a-z0-9_]+/g)].map((m) =>
+          m[0].replace(/_(bucket|sum|count)$/, ''),
+        ),
+      );
+      assert.ok(names.size > 5, `${file} names ${names.size} metrics`);
+      for (const name of names)
+        if (!NOT_YET.has(name)) assert.ok(served.has(name), `${file}: ${name} is not served`);
+    });
+  }
+});
