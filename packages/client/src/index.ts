@@ -1,0 +1,133 @@
+/**
+ * @leadline/client: the v2 lead interface, typed from leadline's OpenAPI document
+ * (src/openapi.ts, generated), on any runtime with `fetch` (Node 20+, Deno, Bun, browsers).
+ *
+ *   const leadline = createLeadline({ baseUrl: 'http://127.0.0.1:3000', apiKey });
+ *   for await (const lead of leadline.leads.search({ filters: { teamId } })) …
+ */
+import createClient from 'openapi-fetch';
+import { errorOf } from './errors.js';
+import type { components, paths } from './openapi.js';
+import { type RetryOptions, retryingFetch, sleep } from './retry.js';
+
+export { LeadlineError, type Problem } from './errors.js';
+export type { RetryOptions } from './retry.js';
+export type Lead = components['schemas']['V2Lead'];
+export type SearchBody = components['schemas']['SearchBody'];
+export type CreateBody = components['schemas']['CreateBody'];
+export type Me = components['schemas']['V2Me']['data'];
+
+/** A page of a search and the cursor of the next one (null: the last page). */
+export interface SearchPage {
+  leads: Lead[];
+  nextCursor: string | null;
+}
+
+export interface LeadlineOptions {
+  /** Where leadline answers, e.g. `https://leads.example.com` (no trailing path). */
+  baseUrl: string;
+  /** An API key (`leadline keys create`); sent as `Authorization: Bearer <key>`. */
+  apiKey: string;
+  /** Retries on 429 and 503 (retry.ts); default 3 retries, waits capped at 30 s. */
+  retry?: RetryOptions;
+  /** A `fetch` to use instead of the global one (a proxy agent, a test's). */
+  fetch?: typeof fetch;
+}
+
+/** A page of the change feed, and the cursor to persist once its leads are handled. */
+export interface ChangesPage {
+  leads: Lead[];
+  cursor: string;
+}
+
+export interface ChangesOptions {
+  /** Where to resume: a `cursor` persisted from an earlier page; none starts at the beginning. */
+  cursor?: string | null;
+  /** Leads per page, 1–1000 (default 100). */
+  limit?: number;
+  /** Keep polling once caught up (default false: stop at the end of the feed). */
+  follow?: boolean;
+  /** Wait between polls when following (default 5 s). */
+  pollIntervalMs?: number;
+  /** Ends the iteration (following or not), rejecting the pending wait or call. */
+  signal?: AbortSignal;
+}
+
+export type Leadline = ReturnType<typeof createLeadline>;
+
+export function createLeadline(options: LeadlineOptions) {
+  const api = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    headers: { authorization: `Bearer ${options.apiKey}` },
+    fetch: retryingFetch(options.fetch ?? globalThis.fetch, options.retry),
+  });
+
+  /** The answer's data, or the LeadlineError its problem describes. */
+  async function data<T>(
+    call: Promise<{ data?: { data?: T }; error?: unknown; response: Response }>,
+  ): Promise<T> {
+    const { data: body, error, response } = await call;
+    if (!response.ok || body?.data === undefined) throw errorOf(response, error);
+    return body.data;
+  }
+
+  async function* searchPages(body: SearchBody, signal?: AbortSignal): AsyncGenerator<SearchPage> {
+    let cursor: string | null | undefined = body.cursor;
+    do {
+      const page: SearchPage = await data(
+        api.POST('/api/pub/v2/leads/search', { body: { ...body, cursor }, signal }),
+      );
+      yield page;
+      cursor = page.nextCursor;
+    } while (cursor !== null);
+  }
+
+  return {
+    /** The key's member, team, role and scopes (GET /api/pub/v2/me). */
+    me: (signal?: AbortSignal): Promise<Me> => data(api.GET('/api/pub/v2/me', { signal })),
+    leads: {
+      /** Every lead the search matches, page after page (follows `nextCursor` to its end). */
+      async *search(body: SearchBody, signal?: AbortSignal): AsyncGenerator<Lead> {
+        for await (const page of searchPages(body, signal)) yield* page.leads;
+      },
+      /** The same search a page at a time, with each page's `nextCursor`. */
+      searchPages,
+      /** One lead by its `leadId`. */
+      get: (leadId: string, signal?: AbortSignal): Promise<Lead> =>
+        data(api.GET('/api/pub/v2/leads/{leadId}', { params: { path: { leadId } }, signal })),
+      /**
+       * Creates a lead for the key's member. The Idempotency-Key (yours, or one made here) is
+       * the same on every retry, so a retried create stores one lead, never two.
+       */
+      create: (
+        body: CreateBody,
+        opts: { idempotencyKey?: string; signal?: AbortSignal } = {},
+      ): Promise<Lead> =>
+        data(
+          api.POST('/api/pub/v2/leads', {
+            body,
+            params: { header: { 'Idempotency-Key': opts.idempotencyKey ?? crypto.randomUUID() } },
+            signal: opts.signal,
+          }),
+        ),
+      /**
+       * The change feed: every lead the key may see in storage order, late uploads included.
+       * Persist each page's `cursor` after handling its leads; resume from it after a restart.
+       */
+      async *changes(opts: ChangesOptions = {}): AsyncGenerator<ChangesPage> {
+        let cursor = opts.cursor ?? undefined;
+        for (;;) {
+          const query = { limit: opts.limit, cursor };
+          const page = await data(
+            api.GET('/api/pub/v2/leads/changes', { params: { query }, signal: opts.signal }),
+          );
+          if (page.leads.length > 0) yield { leads: page.leads, cursor: page.pollCursor };
+          cursor = page.pollCursor;
+          if (page.nextCursor !== null) continue;
+          if (opts.follow !== true) return;
+          await sleep(opts.pollIntervalMs ?? 5000, opts.signal);
+        }
+      },
+    },
+  };
+}
