@@ -55,7 +55,7 @@ describe('the rules and the dashboard name only metrics leadline serves', () => 
   });
   after(() => cleanup());
 
-  for (const file of ['prometheus/alerts.yml']) {
+  for (const file of ['prometheus/alerts.yml', 'grafana/leadline.json']) {
     test(file, () => {
       const names = new Set(
         [...readFileSync(`${OPS}${file}`, 'utf8').matchAll(/\bleadline_[a-z0-9_]+/g)].map((m) =>

@@ -11,6 +11,7 @@ import { makeEngineStore, testDatabaseUrl } from '../engines.js';
 import { keyFor, load } from '../helpers.js';
 import { type ServerProcess, startServerProcess, stopAll } from '../server-process.js';
 import { BERLIN, fixtureRecords } from '../v1/fixtures.js';
+import { dashboardQueries } from './dashboard.js';
 import { METRICS_TOKEN } from './scrape.js';
 
 /**
@@ -189,5 +190,24 @@ describe('a real Prometheus scrapes two instances on PostgreSQL', {
       `histogram_quantile(0.99, sum by (le) (leadline_http_request_duration_seconds_bucket{route="${V1}getLastLead"}))`,
     );
     assert.ok(Number(p99[0]?.value[1]) > 0 && Number(p99[0]?.value[1]) < 10, `p99 ${JSON.stringify(p99)}`);
+  });
+
+  test('every query of the Grafana dashboard runs, and the v1 drain shows the calls sent', async () => {
+    for (const q of dashboardQueries().queries) await query(q.expr);
+    const drain = dashboardQueries().queries.find((q) => q.title === 'v1 calls per operation (answered)');
+    // More calls, on series that now exist (a rate needs two samples of a series).
+    await send(a.url, 5, `${V1}getLeadsTimeRangeForTeam?start=0`, `Bearer ${key}`);
+    await send(b.url, 5, `${V1}getLastLead`, `Bearer ${key}`);
+    await eventually(async () => {
+      const rows = await query(drain!.expr.replace('[1m]', '[5m]'));
+      assert.deepEqual(rows.map((r) => r.metric.operation).sort(), [
+        'getLastLead',
+        'getLeadsTimeRangeForTeam',
+      ]);
+      assert.ok(
+        rows.every((r) => Number(r.value[1]) > 0),
+        JSON.stringify(rows),
+      );
+    });
   });
 });
