@@ -1,0 +1,136 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
+import type { FastifyInstance } from 'fastify';
+import { createLeadline, type Lead } from '../../packages/client/src/index.js';
+import { enginesUnderTest } from '../engines.js';
+import { eventually, makeApp } from '../helpers.js';
+import { B, BERLIN, buildFixture, type Fixture, importMore, lead } from '../v1/fixtures.js';
+
+/**
+ * examples/crm-sync.ts (issue 14 §4): run against a server while leads are created through v2
+ * and imported, killed with SIGKILL in the middle, restarted from its saved cursor — and its
+ * mirror then holds exactly the leads the key may see, each as the server gives it, once.
+ */
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+function start(env: Record<string, string>): ChildProcess & { stdoutText: () => string } {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'examples/crm-sync.ts'], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  child.on('exit', (code, signal) => {
+    if (code !== 0 && code !== null) console.error(`crm-sync exited ${code}: ${stderr}`);
+    if (signal !== null && signal !== 'SIGKILL' && signal !== 'SIGTERM')
+      console.error(`crm-sync ${signal}: ${stderr}`);
+  });
+  return Object.assign(child, { stdoutText: () => stdout });
+}
+
+const mirrored = (path: string): Map<string, unknown> => {
+  if (!existsSync(path)) return new Map();
+  const db = new Database(path, { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.prepare('SELECT lead_id, lead FROM leads').all() as { lead_id: string; lead: string }[];
+    return new Map(rows.map((r) => [r.lead_id, JSON.parse(r.lead)]));
+  } catch {
+    return new Map(); // not created yet
+  } finally {
+    db.close();
+  }
+};
+
+for (const engine of enginesUnderTest()) {
+  describe(`examples/crm-sync.ts (${engine})`, () => {
+    let fx: Fixture;
+    let app: FastifyInstance;
+    let base: string;
+    let dir: string;
+    before(async () => {
+      fx = await buildFixture(engine);
+      app = await makeApp(fx.store);
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+      dir = mkdtempSync(join(tmpdir(), 'leadline-crm-sync-'));
+    });
+    after(async () => {
+      await app?.close();
+      await fx?.cleanup();
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+    });
+
+    test('killed mid-sync and restarted, the mirror is exact', async () => {
+      const mirror = join(dir, 'mirror.db');
+      const env = {
+        LEADLINE_URL: base,
+        LEADLINE_KEY: fx.key(BERLIN.teamAdmin),
+        MIRROR: mirror,
+        POLL_MS: '50',
+      };
+      const member = createLeadline({ baseUrl: base, apiKey: fx.key(BERLIN.member) });
+      let made = 0;
+      let imported = 0;
+      const write = async (): Promise<void> => {
+        if (made % 4 === 3) {
+          imported++;
+          await importMore(fx, [
+            lead(BERLIN.member, `sync-${engine}-${imported}`, B + imported, { isLead: true }),
+          ]);
+        } else {
+          await member.leads.create({ leadSource: 'MANUAL', systemFields: { fullName: `Sync ${made}` } });
+        }
+        made++;
+      };
+
+      let child = start(env);
+      // Writes go on while the example follows the feed; it is killed once it has mirrored some.
+      await eventually(async () => {
+        await write();
+        assert.ok(mirrored(mirror).size > 10, 'mirroring has begun');
+      });
+      for (let i = 0; i < 20; i++) await write();
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      for (let i = 0; i < 20; i++) await write(); // stored while it is down
+      child = start(env);
+      for (let i = 0; i < 20; i++) await write();
+      const restarted = child;
+      await eventually(async () => assert.match(restarted.stdoutText(), /resuming from the saved cursor/));
+
+      const admin = createLeadline({ baseUrl: base, apiKey: fx.key(BERLIN.teamAdmin) });
+      const all: Lead[] = [];
+      for await (const l of admin.leads.search({ filters: { teamId: BERLIN.id }, limit: 1000 })) all.push(l);
+      try {
+        await eventually(async () => {
+          const rows = mirrored(mirror);
+          assert.equal(rows.size, all.length, 'every lead of the team, once');
+          for (const l of all)
+            assert.deepEqual(rows.get(l.leadId), l, `lead ${l.leadId} as the server has it`);
+        });
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+      assert.ok(
+        made >= 60 && imported >= 15,
+        `created and imported leads while it ran (${made}, ${imported})`,
+      );
+    });
+  });
+}
