@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
+import { type HostLookup, systemLookup } from './delivery/destination.js';
 import { AppError } from './domain/errors.js';
 import type { RateLimiter } from './domain/rate-limit.js';
 import type { Store } from './domain/store.js';
@@ -19,6 +20,7 @@ import { BrownoutSchedule } from './http/v1/brownout-schedule.js';
 import { deprecationHeaders, V1_PREFIX } from './http/v1/deprecation.js';
 import { v1Routes } from './http/v1/routes.js';
 import { v2Routes } from './http/v2/routes.js';
+import { webhookRoutes } from './http/v2/webhook-routes.js';
 import type { Metrics } from './metrics/metrics.js';
 
 export interface AppDeps {
@@ -29,6 +31,8 @@ export interface AppDeps {
   /** Where the rate-limit counters stand when REDIS_URL is set; `/readyz` reports it (R14). */
   redisState?: () => 'up' | 'down';
   now?: () => number;
+  /** How webhook URLs' host names are resolved (tests give names their own answers). */
+  hostLookup?: HostLookup;
   /** Records requests, v1 calls and refusals (docs/operations.md); absent: no metrics. */
   metrics?: Metrics;
 }
@@ -129,6 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // After v1's hook, so a throttled v1 answer still carries the deprecation signals (C6).
   throttleAuthFailures(app, config.authFailureLimit, now);
   await v2Routes(app, api);
+  await webhookRoutes(app, api, deps.hostLookup ?? systemLookup);
   await adminRoutes(app, api);
   return app;
 }

@@ -43,6 +43,26 @@ export interface NewEndpoint {
   createdAt: number;
 }
 
+/** What an update changes; absent members stay. Enabling clears a disabled reason. */
+export interface EndpointChanges {
+  url?: string;
+  description?: string | null;
+  eventTypes?: EventType[];
+  members?: number[] | null;
+  subteams?: number[] | null;
+  enabled?: boolean;
+}
+
+/** An endpoint's secrets as stored; `previous` signs too until `previousUntil` (rotation). */
+export interface SigningSecrets {
+  current: string;
+  previous: string | null;
+  previousUntil: number | null;
+}
+
+/** Who asks: a team's admin sees that team's endpoints only; the operator (CLI) every team's. */
+export type EndpointOwner = { teamId: number } | 'operator';
+
 /** An outbox event with the lead it is about, as stored now (null: the lead left the team). */
 export interface WebhookEvent {
   /** Outbox order. */

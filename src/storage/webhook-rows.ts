@@ -1,4 +1,4 @@
-import type { Endpoint, EventType, WebhookEvent } from '../domain/webhook.js';
+import type { Endpoint, EndpointChanges, EndpointOwner, EventType, WebhookEvent } from '../domain/webhook.js';
 import { LEAD_COLUMNS, type LeadRow, toLead } from './rows.js';
 
 /** Webhook rows as both engines store them (migration 5), and their one mapping: rows stop here. */
@@ -36,6 +36,26 @@ export function toEndpoint(r: EndpointRow): Endpoint {
     disabledReason: r.disabled_reason,
     createdAt: r.created_at,
     updatedAt: r.updated_at,
+  };
+}
+
+/** The team an owner is limited to; null: every team (the operator). */
+export const ownerTeam = (owner: EndpointOwner): number | null =>
+  owner === 'operator' ? null : owner.teamId;
+
+/** The endpoint after `changes`: enabling clears why it was disabled and its failing streak. */
+export function changed(e: Endpoint, c: EndpointChanges): Endpoint & { failingSinceReset: boolean } {
+  const enabling = c.enabled === true && !e.enabled;
+  return {
+    ...e,
+    url: c.url ?? e.url,
+    description: c.description !== undefined ? c.description : e.description,
+    eventTypes: c.eventTypes ?? e.eventTypes,
+    members: c.members !== undefined ? c.members : e.members,
+    subteams: c.subteams !== undefined ? c.subteams : e.subteams,
+    enabled: c.enabled ?? e.enabled,
+    disabledReason: enabling ? null : c.enabled === false ? null : e.disabledReason,
+    failingSinceReset: enabling,
   };
 }
 

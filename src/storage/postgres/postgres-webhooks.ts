@@ -1,14 +1,23 @@
 import type { Sql } from 'postgres';
 import type { WebhookStore } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
-import type { Endpoint, NewEndpoint, WebhookEvent } from '../../domain/webhook.js';
+import type {
+  Endpoint,
+  EndpointChanges,
+  EndpointOwner,
+  NewEndpoint,
+  SigningSecrets,
+  WebhookEvent,
+} from '../../domain/webhook.js';
 import {
+  changed,
   ENDPOINT_COLUMNS,
   type EndpointRow,
   EVENT_COLUMNS,
   EVENT_FROM,
   type EventRow,
   listText,
+  ownerTeam,
   toEndpoint,
   toWebhookEvent,
 } from '../webhook-rows.js';
@@ -19,6 +28,12 @@ export class PostgresWebhookStore implements WebhookStore {
 
   constructor(private readonly sql: Sql) {
     this.columns = sql.unsafe(ENDPOINT_COLUMNS);
+  }
+
+  /** The owner's condition on webhook_endpoints (no team condition for the operator). */
+  private owned(owner: EndpointOwner, id: string) {
+    const team = ownerTeam(owner);
+    return team === null ? this.sql`id = ${id}` : this.sql`id = ${id} AND team_id = ${team}`;
   }
 
   async addEndpoint(e: NewEndpoint): Promise<Endpoint> {
@@ -39,6 +54,57 @@ export class PostgresWebhookStore implements WebhookStore {
           >`SELECT ${this.columns} FROM webhook_endpoints WHERE team_id = ${teamId}
             ORDER BY created_at, id`;
     return rows.map(toEndpoint);
+  }
+
+  async endpoint(owner: EndpointOwner, id: string): Promise<Endpoint | null> {
+    const [row] = await this.sql<EndpointRow[]>`SELECT ${this.columns} FROM webhook_endpoints
+      WHERE ${this.owned(owner, id)}`;
+    return row === undefined ? null : toEndpoint(row);
+  }
+
+  async updateEndpoint(
+    owner: EndpointOwner,
+    id: string,
+    c: EndpointChanges,
+    at: number,
+  ): Promise<Endpoint | null> {
+    return (await this.sql.begin(async (tx) => {
+      const [row] = await tx<EndpointRow[]>`SELECT ${this.columns} FROM webhook_endpoints
+        WHERE ${this.owned(owner, id)} FOR UPDATE`;
+      if (row === undefined) return null;
+      const e = changed(toEndpoint(row), c);
+      const [after] = await tx<EndpointRow[]>`UPDATE webhook_endpoints SET url = ${e.url},
+          description = ${e.description}, event_types = ${JSON.stringify(e.eventTypes)},
+          member_ids = ${listText(e.members)}, subteam_ids = ${listText(e.subteams)}, enabled = ${e.enabled},
+          disabled_reason = ${e.disabledReason},
+          failing_since = CASE WHEN ${e.failingSinceReset} THEN NULL ELSE failing_since END, updated_at = ${at}
+        WHERE id = ${id} RETURNING ${this.columns}`;
+      return toEndpoint(after!);
+    })) as Endpoint | null;
+  }
+
+  async removeEndpoint(owner: EndpointOwner, id: string): Promise<boolean> {
+    const rows = await this.sql`DELETE FROM webhook_endpoints WHERE ${this.owned(owner, id)} RETURNING id`;
+    return rows.length === 1;
+  }
+
+  async rotateSecret(
+    owner: EndpointOwner,
+    id: string,
+    secret: string,
+    previousUntil: number,
+    at: number,
+  ): Promise<Endpoint | null> {
+    const [row] = await this.sql<EndpointRow[]>`UPDATE webhook_endpoints SET previous_secret = secret,
+        previous_secret_until = ${previousUntil}, secret = ${secret}, updated_at = ${at}
+      WHERE ${this.owned(owner, id)} RETURNING ${this.columns}`;
+    return row === undefined ? null : toEndpoint(row);
+  }
+
+  async signingSecrets(id: string): Promise<SigningSecrets | null> {
+    const [row] = await this.sql<SigningSecrets[]>`SELECT secret AS current, previous_secret AS previous,
+      previous_secret_until AS "previousUntil" FROM webhook_endpoints WHERE id = ${id}`;
+    return row === undefined ? null : { ...row };
   }
 
   async events(teamId: number, afterSeq: number, limit: number): Promise<WebhookEvent[]> {

@@ -1,14 +1,23 @@
 import type Database from 'better-sqlite3';
 import type { WebhookStore } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
-import type { Endpoint, NewEndpoint, WebhookEvent } from '../../domain/webhook.js';
+import type {
+  Endpoint,
+  EndpointChanges,
+  EndpointOwner,
+  NewEndpoint,
+  SigningSecrets,
+  WebhookEvent,
+} from '../../domain/webhook.js';
 import {
+  changed,
   ENDPOINT_COLUMNS,
   type EndpointRow,
   EVENT_COLUMNS,
   EVENT_FROM,
   type EventRow,
   listText,
+  ownerTeam,
   toEndpoint,
   toWebhookEvent,
   wantsLeadCreated,
@@ -27,23 +36,61 @@ export const WANTS_LEAD_CREATED = `SELECT ${wantsLeadCreated('?')} AS wants`;
 export const INSERT_EVENT = `INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
   VALUES (?, ?, 'lead.created', ?, ?)`;
 
+/** `?1`-free owner filter: (team, team) — NULL for the operator, who sees every team. */
+const OWNED = 'id = ? AND (? IS NULL OR team_id = ?)';
+
 export class SqliteWebhookStore implements WebhookStore {
   private readonly stmts;
+  private readonly update;
 
   constructor(db: Database.Database) {
     this.stmts = {
       insertEndpoint: db.prepare(`INSERT INTO webhook_endpoints (id, team_id, url, description, event_types,
         member_ids, subteam_ids, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
-      endpoint: db.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE id = ?`),
+      endpoint: db.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE ${OWNED}`),
       all: db.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY created_at, id`),
       ofTeam: db.prepare(
         `SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE team_id = ? ORDER BY created_at, id`,
+      ),
+      write:
+        db.prepare(`UPDATE webhook_endpoints SET url = ?, description = ?, event_types = ?, member_ids = ?,
+        subteam_ids = ?, enabled = ?, disabled_reason = ?,
+        failing_since = CASE WHEN ? THEN NULL ELSE failing_since END, updated_at = ? WHERE id = ?`),
+      remove: db.prepare(`DELETE FROM webhook_endpoints WHERE ${OWNED}`),
+      rotate: db.prepare(`UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = ?,
+        secret = ?, updated_at = ? WHERE ${OWNED}`),
+      secrets: db.prepare(
+        'SELECT secret AS current, previous_secret AS previous, previous_secret_until AS previousUntil FROM webhook_endpoints WHERE id = ?',
       ),
       events: db
         .prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENT_FROM} WHERE e.team_id = ? AND e.seq > ?
           ORDER BY e.seq LIMIT ?`)
         .raw(true),
     };
+    this.update = db.transaction((owner: EndpointOwner, id: string, c: EndpointChanges, at: number) => {
+      const before = this.find(owner, id);
+      if (before === null) return null;
+      const e = changed(before, c);
+      this.stmts.write.run(
+        e.url,
+        e.description,
+        JSON.stringify(e.eventTypes),
+        listText(e.members),
+        listText(e.subteams),
+        e.enabled ? 1 : 0,
+        e.disabledReason,
+        e.failingSinceReset ? 1 : 0,
+        at,
+        id,
+      );
+      return this.find(owner, id);
+    });
+  }
+
+  private find(owner: EndpointOwner, id: string): Endpoint | null {
+    const team = ownerTeam(owner);
+    const row = this.stmts.endpoint.get(id, team, team) as EndpointRow | undefined;
+    return row === undefined ? null : toEndpoint(row);
   }
 
   async addEndpoint(e: NewEndpoint): Promise<Endpoint> {
@@ -60,12 +107,46 @@ export class SqliteWebhookStore implements WebhookStore {
       e.createdAt,
       e.createdAt,
     );
-    return toEndpoint(this.stmts.endpoint.get(id) as EndpointRow);
+    return this.find('operator', id)!;
   }
 
   async endpoints(teamId: number | null): Promise<Endpoint[]> {
     const rows = (teamId === null ? this.stmts.all.all() : this.stmts.ofTeam.all(teamId)) as EndpointRow[];
     return rows.map(toEndpoint);
+  }
+
+  async endpoint(owner: EndpointOwner, id: string): Promise<Endpoint | null> {
+    return this.find(owner, id);
+  }
+
+  async updateEndpoint(
+    owner: EndpointOwner,
+    id: string,
+    c: EndpointChanges,
+    at: number,
+  ): Promise<Endpoint | null> {
+    return this.update.immediate(owner, id, c, at);
+  }
+
+  async removeEndpoint(owner: EndpointOwner, id: string): Promise<boolean> {
+    const team = ownerTeam(owner);
+    return this.stmts.remove.run(id, team, team).changes === 1;
+  }
+
+  async rotateSecret(
+    owner: EndpointOwner,
+    id: string,
+    secret: string,
+    previousUntil: number,
+    at: number,
+  ): Promise<Endpoint | null> {
+    const team = ownerTeam(owner);
+    if (this.stmts.rotate.run(previousUntil, secret, at, id, team, team).changes === 0) return null;
+    return this.find(owner, id);
+  }
+
+  async signingSecrets(id: string): Promise<SigningSecrets | null> {
+    return (this.stmts.secrets.get(id) as SigningSecrets | undefined) ?? null;
   }
 
   async events(teamId: number, afterSeq: number, limit: number): Promise<WebhookEvent[]> {

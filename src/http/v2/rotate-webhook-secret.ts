@@ -1,0 +1,24 @@
+import { newSigningSecret, SecretSeal } from '../../domain/webhook-secret.js';
+import { endpointToWire } from '../../domain/webhook-wire.js';
+import type { V2Handler } from './context.js';
+import { endpointOf, notFound } from './webhook-access.js';
+
+/**
+ * POST /api/pub/v2/webhooks/{endpointId}/rotate-secret: a new signing secret, shown this once.
+ * Deliveries are signed with both for the grace period (LEADLINE_WEBHOOK_ROTATION_GRACE_HOURS),
+ * so a receiver can switch without refusing a delivery.
+ */
+export const rotateWebhookSecret: V2Handler = async ({ caller, config, store, now }, request) => {
+  const { owner, id } = endpointOf(caller, request.params);
+  const secret = newSigningSecret();
+  const sealed = new SecretSeal(config.webhooks.secretKey).seal(secret);
+  const endpoint = await store.webhooks.rotateSecret(
+    owner,
+    id,
+    sealed,
+    now + config.webhooks.rotationGraceMs,
+    now,
+  );
+  if (endpoint === null) throw notFound(id);
+  return { data: endpointToWire(endpoint, secret) };
+};

@@ -1,0 +1,61 @@
+import type { FastifyInstance, HTTPMethods } from 'fastify';
+import type { HostLookup } from '../../delivery/destination.js';
+import { AppError } from '../../domain/errors.js';
+import { cursorCodec, type V2Deps, type V2Handler, v2Route } from './context.js';
+import { createWebhook } from './create-webhook.js';
+import { deleteWebhook } from './delete-webhook.js';
+import { getWebhook } from './get-webhook.js';
+import { listWebhooks } from './list-webhooks.js';
+import { rotateWebhookSecret } from './rotate-webhook-secret.js';
+import { updateWebhook } from './update-webhook.js';
+import { WEBHOOKS_PREFIX } from './webhook-access.js';
+
+const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
+
+type Operation = { name: string; methods: HTTPMethods[]; handler: V2Handler };
+
+/** The webhook endpoint operations (issue 13 §3), one file each; several share a path. */
+export async function webhookRoutes(app: FastifyInstance, deps: V2Deps, lookup: HostLookup): Promise<void> {
+  const cursors = cursorCodec(deps.store);
+  const one = `${WEBHOOKS_PREFIX}/:endpointId`;
+  const paths: { url: string; operations: Operation[] }[] = [
+    {
+      url: WEBHOOKS_PREFIX,
+      operations: [
+        { name: 'listWebhooks', methods: ['GET', 'HEAD'], handler: listWebhooks },
+        { name: 'createWebhook', methods: ['POST'], handler: createWebhook(lookup) },
+      ],
+    },
+    {
+      url: one,
+      operations: [
+        { name: 'getWebhook', methods: ['GET', 'HEAD'], handler: getWebhook },
+        { name: 'updateWebhook', methods: ['PATCH'], handler: updateWebhook(lookup) },
+        { name: 'deleteWebhook', methods: ['DELETE'], handler: deleteWebhook },
+      ],
+    },
+    {
+      url: `${one}/rotate-secret`,
+      operations: [{ name: 'rotateWebhookSecret', methods: ['POST'], handler: rotateWebhookSecret }],
+    },
+  ];
+  for (const path of paths) {
+    for (const op of path.operations) {
+      app.route({ method: op.methods, url: path.url, handler: v2Route(op.name, op.handler, deps, cursors) });
+    }
+    const answered = path.operations.flatMap((op) => op.methods);
+    const allow = answered.join(', ');
+    const refuse = async (): Promise<never> => {
+      throw new AppError('method-not-allowed', `This path answers ${allow} only.`);
+    };
+    app.route({
+      method: ALL_METHODS.filter((m) => !answered.includes(m)),
+      url: path.url,
+      onRequest: async (_request, reply) => {
+        reply.header('allow', allow);
+        await refuse();
+      },
+      handler: refuse,
+    });
+  }
+}

@@ -1,0 +1,97 @@
+import Type, { type Static } from 'typebox';
+import { V2Lead } from './v2.js';
+
+/** The webhook wire contract (issue 13; docs/webhooks.md): endpoint bodies and the event payload. */
+
+const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2000,
+  description:
+    'Where events are POSTed: https, on a public address (http and private addresses only when the operator allows them).',
+});
+const Description = Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
+  description: 'A note for people; not sent anywhere.',
+});
+const EventTypes = Type.Array(Type.Enum(['lead.created']), {
+  minItems: 1,
+  uniqueItems: true,
+  description: 'The events this endpoint receives. Default: every type.',
+});
+const Members = Type.Union([Type.Array(Id, { minItems: 1, maxItems: 100, uniqueItems: true }), Type.Null()], {
+  description: 'Only leads collected by these members of the team; null: every member.',
+});
+const Subteams = Type.Union(
+  [Type.Array(Id, { minItems: 1, maxItems: 100, uniqueItems: true }), Type.Null()],
+  {
+    description:
+      "Only leads collected by a current member of these subteams; null: every subteam. With memberIds: either's leads.",
+  },
+);
+
+export const WebhookCreateBody = Type.Object(
+  {
+    url: Url,
+    description: Type.Optional(Description),
+    eventTypes: Type.Optional(EventTypes),
+    memberIds: Type.Optional(Members),
+    subteamIds: Type.Optional(Subteams),
+  },
+  { additionalProperties: false },
+);
+export type WebhookCreateBody = Static<typeof WebhookCreateBody>;
+
+export const WebhookUpdateBody = Type.Object(
+  {
+    url: Type.Optional(Url),
+    description: Type.Optional(Description),
+    eventTypes: Type.Optional(EventTypes),
+    memberIds: Type.Optional(Members),
+    subteamIds: Type.Optional(Subteams),
+    enabled: Type.Optional(
+      Type.Boolean({
+        description: 'false stops deliveries; true starts them again (and clears disabledReason).',
+      }),
+    ),
+  },
+  { additionalProperties: false, minProperties: 1, description: 'The members to change; the others stay.' },
+);
+export type WebhookUpdateBody = Static<typeof WebhookUpdateBody>;
+
+const Nullable = Type.Union([Type.String(), Type.Null()]);
+const IdsOrNull = Type.Union([Type.Array(Type.Integer()), Type.Null()]);
+
+export const WebhookEndpoint = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    url: Type.String(),
+    description: Nullable,
+    eventTypes: Type.Array(Type.String()),
+    memberIds: IdsOrNull,
+    subteamIds: IdsOrNull,
+    enabled: Type.Boolean(),
+    disabledReason: Type.Union([Type.String(), Type.Null()], {
+      description: 'Why leadline disabled the endpoint (410 Gone, failing too long); null otherwise.',
+    }),
+    createdAt: Type.String(),
+    updatedAt: Type.String(),
+    secret: Type.Optional(
+      Type.String({
+        description:
+          'The signing secret (`whsec_…`): in the answers to creation and rotation only, never again.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type WebhookEndpoint = Static<typeof WebhookEndpoint>;
+
+/** The body of every `lead.created` delivery (Standard Webhooks envelope). */
+export const LeadCreatedEvent = Type.Object(
+  {
+    type: Type.Literal('lead.created'),
+    timestamp: Type.String({ description: 'When the lead was stored (ISO-8601 UTC).' }),
+    data: V2Lead,
+  },
+  { additionalProperties: false, description: 'The lead as GET /api/pub/v2/leads/{leadId} returns it.' },
+);

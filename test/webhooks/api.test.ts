@@ -1,0 +1,251 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import type { HostLookup } from '../../src/delivery/destination.js';
+import type { Store } from '../../src/domain/store.js';
+import { SecretSeal } from '../../src/domain/webhook-secret.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
+import { auth, keyFor, load, testConfig } from '../helpers.js';
+
+/**
+ * Issue 13 §3 and §6: team admins manage their team's endpoints through /api/pub/v2/webhooks;
+ * URLs must be https on public addresses unless the operator allows otherwise; the secret is
+ * shown once and sealed at rest when a key is configured.
+ */
+const PATH = '/api/pub/v2/webhooks';
+const TEAM_A = 1401;
+const TEAM_B = 1402;
+const A_ADMIN = 14011;
+const A_MEMBER = 14012;
+const B_ADMIN = 14021;
+const SUB_A = 1411;
+const SUB_B = 1421;
+const SEAL_KEY = Buffer.alloc(32, 7);
+
+/** Names the tests resolve; anything else does not resolve (no network in tests). */
+const DNS: Record<string, string[]> = {
+  'hooks.public.test': ['93.184.216.34'],
+  'loopback.test': ['127.0.0.1'],
+  'mixed.test': ['93.184.216.34', '10.1.2.3'],
+  'v6-loopback.test': ['::1'],
+};
+const lookup: HostLookup = async (host) => {
+  const found = DNS[host];
+  if (found === undefined) throw new Error(`ENOTFOUND ${host}`);
+  return found;
+};
+
+const directory = [
+  { type: 'team', id: TEAM_A, name: 'A' },
+  { type: 'team', id: TEAM_B, name: 'B' },
+  { type: 'member', id: A_ADMIN, teamId: TEAM_A, email: 'admin@a.test', role: 'admin', pid: 'a1' },
+  { type: 'member', id: A_MEMBER, teamId: TEAM_A, email: 'member@a.test', role: 'member', pid: 'a2' },
+  { type: 'member', id: B_ADMIN, teamId: TEAM_B, email: 'admin@b.test', role: 'admin', pid: 'b1' },
+  { type: 'subteam', id: SUB_A, teamId: TEAM_A, name: 'A sub', members: [A_MEMBER], admins: [] },
+  { type: 'subteam', id: SUB_B, teamId: TEAM_B, name: 'B sub', members: [B_ADMIN], admins: [] },
+];
+
+for (const engine of enginesUnderTest()) {
+  describe(`webhook endpoints API [${engine}]`, () => {
+    let made: EngineStore;
+    let store: Store;
+    let app: FastifyInstance;
+    let open: FastifyInstance;
+    const keys: Record<string, string> = {};
+
+    before(async () => {
+      made = await makeEngineStore(engine);
+      store = made.store;
+      await load(store, directory);
+      const key = SEAL_KEY.toString('base64');
+      app = await buildApp({
+        config: testConfig({ LEADLINE_WEBHOOK_SECRET_KEY: key }),
+        store,
+        hostLookup: lookup,
+      });
+      open = await buildApp({
+        config: testConfig({ LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true' }),
+        store,
+        hostLookup: lookup,
+      });
+      keys.a = await keyFor(store, A_ADMIN);
+      keys.member = await keyFor(store, A_MEMBER);
+      keys.b = await keyFor(store, B_ADMIN);
+    });
+    after(async () => {
+      await app.close();
+      await open.close();
+      await made.cleanup();
+    });
+
+    const call = (method: string, url: string, key: string, payload?: unknown, on = app) =>
+      on.inject({
+        method: method as 'GET',
+        url,
+        headers: auth(key),
+        ...(payload === undefined ? {} : { payload }),
+      });
+
+    it('creates an endpoint, shows its secret once, and keeps it sealed at rest', async () => {
+      const res = await call('POST', PATH, keys.a!, {
+        url: 'https://hooks.public.test/leads',
+        description: 'CRM',
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      const { data } = res.json();
+      assert.equal(res.headers.location, `${PATH}/${data.id}`);
+      assert.match(data.secret, /^whsec_[A-Za-z0-9+/]{32}$/);
+      assert.deepEqual(data.eventTypes, ['lead.created']);
+      assert.equal(data.enabled, true);
+      const got = (await call('GET', `${PATH}/${data.id}`, keys.a!)).json().data;
+      assert.equal(got.secret, undefined, 'never shown again');
+      const { secret: _shown, ...withoutSecret } = data;
+      assert.deepEqual(got, withoutSecret);
+      const stored = await store.webhooks.signingSecrets(data.id);
+      assert.ok(stored?.current.startsWith('sealed1:'), 'sealed under the operator key');
+      assert.ok(!stored?.current.includes(data.secret.slice(6)));
+      assert.equal(new SecretSeal(SEAL_KEY).open(stored!.current), data.secret);
+      const list = (await call('GET', PATH, keys.a!)).json().data.endpoints;
+      assert.deepEqual(
+        list.map((e: { id: string }) => e.id),
+        [data.id],
+      );
+    });
+
+    it('without an operator key the store holds the secret as shown', async () => {
+      const res = await call('POST', PATH, keys.b!, { url: 'http://127.0.0.1:9/hook' }, open);
+      assert.equal(res.statusCode, 201, res.body);
+      const { data } = res.json();
+      assert.equal((await store.webhooks.signingSecrets(data.id))?.current, data.secret);
+    });
+
+    it("a team sees only its own endpoints; members and other teams' admins get 403/404", async () => {
+      const a = (await call('GET', PATH, keys.a!)).json().data.endpoints as { id: string }[];
+      const b = (await call('GET', PATH, keys.b!)).json().data.endpoints as { id: string }[];
+      assert.ok(a.length > 0 && b.length > 0);
+      assert.ok(!a.some((e) => b.some((f) => f.id === e.id)));
+      for (const method of ['GET', 'PATCH', 'DELETE']) {
+        const res = await call(
+          method,
+          `${PATH}/${a[0]!.id}`,
+          keys.b!,
+          method === 'PATCH' ? { enabled: false } : undefined,
+        );
+        assert.equal(res.statusCode, 404, `${method} another team's endpoint`);
+      }
+      assert.equal((await call('POST', `${PATH}/${a[0]!.id}/rotate-secret`, keys.b!)).statusCode, 404);
+      assert.equal((await call('GET', PATH, keys.member!)).statusCode, 403);
+      assert.equal(
+        (await call('POST', PATH, keys.member!, { url: 'https://hooks.public.test/x' })).statusCode,
+        403,
+      );
+      assert.equal((await call('GET', `${PATH}/not-a-uuid`, keys.a!)).statusCode, 404);
+      assert.equal((await call('PUT', PATH, keys.a!, {})).statusCode, 405);
+      assert.equal(await store.webhooks.endpoint({ teamId: TEAM_B }, a[0]!.id), null);
+    });
+
+    it('refuses non-public destinations without the operator setting (SSRF)', async () => {
+      const refused = {
+        'http://hooks.public.test/x': /must be https/,
+        'https://127.0.0.1/x': /127\.0\.0\.1.*not a public address/,
+        'https://10.0.0.1/x': /10\.0\.0\.1.*not a public address/,
+        'https://169.254.169.254/latest/meta-data': /169\.254\.169\.254.*not a public address/,
+        'https://[::1]/x': /::1.*not a public address/,
+        'https://loopback.test/x': /127\.0\.0\.1.*not a public address/,
+        'https://v6-loopback.test/x': /::1.*not a public address/,
+        'https://mixed.test/x': /10\.1\.2\.3.*not a public address/,
+        'https://localhost/x': /public host/,
+        'https://nowhere.test/x': /does not resolve/,
+        'https://user:pw@hooks.public.test/x': /credentials/,
+        'not a url': /absolute URL/,
+      };
+      for (const [url, reason] of Object.entries(refused)) {
+        const res = await call('POST', PATH, keys.a!, { url });
+        assert.equal(res.statusCode, 400, url);
+        const problem = res.json();
+        assert.equal(problem.invalid_params[0].name, '/url');
+        assert.match(problem.invalid_params[0].reason, reason, url);
+      }
+      const some = (await call('GET', PATH, keys.a!)).json().data.endpoints[0];
+      const patched = await call('PATCH', `${PATH}/${some.id}`, keys.a!, { url: 'https://loopback.test/x' });
+      assert.equal(patched.statusCode, 400, 'checked on update too');
+      const allowed = await call('POST', PATH, keys.a!, { url: 'http://loopback.test:8080/x' }, open);
+      assert.equal(allowed.statusCode, 201, 'the operator setting allows http and private addresses');
+      await call('DELETE', `${PATH}/${allowed.json().data.id}`, keys.a!);
+    });
+
+    it("filters name the team's members and subteams only", async () => {
+      const bad = await call('POST', PATH, keys.a!, {
+        url: 'https://hooks.public.test/f',
+        memberIds: [A_MEMBER, B_ADMIN],
+        subteamIds: [SUB_B],
+      });
+      assert.equal(bad.statusCode, 400);
+      assert.deepEqual(
+        bad.json().invalid_params.map((p: { name: string }) => p.name),
+        ['/memberIds/1', '/subteamIds/0'],
+      );
+      const good = await call('POST', PATH, keys.a!, {
+        url: 'https://hooks.public.test/f',
+        memberIds: [A_MEMBER],
+        subteamIds: [SUB_A],
+      });
+      assert.equal(good.statusCode, 201, good.body);
+      assert.deepEqual([good.json().data.memberIds, good.json().data.subteamIds], [[A_MEMBER], [SUB_A]]);
+      const cleared = await call('PATCH', `${PATH}/${good.json().data.id}`, keys.a!, { memberIds: null });
+      assert.deepEqual([cleared.json().data.memberIds, cleared.json().data.subteamIds], [null, [SUB_A]]);
+      assert.equal((await call('DELETE', `${PATH}/${good.json().data.id}`, keys.a!)).statusCode, 204);
+    });
+
+    it('disabling stops the outbox for the team; enabling starts it again', async () => {
+      const endpoints = (await call('GET', PATH, keys.a!)).json().data.endpoints as { id: string }[];
+      for (const e of endpoints) {
+        const res = await call('PATCH', `${PATH}/${e.id}`, keys.a!, { enabled: false });
+        assert.equal(res.json().data.enabled, false);
+        assert.equal(res.json().data.disabledReason, null);
+      }
+      const lead = (id: string) => ({
+        type: 'lead',
+        userId: A_ADMIN,
+        id,
+        epoch: 1_750_000_000_000,
+        isLead: true,
+      });
+      const before = (await store.webhooks.events(TEAM_A, 0, 1000)).length;
+      await load(store, [lead('while-disabled')]);
+      assert.equal((await store.webhooks.events(TEAM_A, 0, 1000)).length, before);
+      await call('PATCH', `${PATH}/${endpoints[0]!.id}`, keys.a!, { enabled: true });
+      await load(store, [lead('after-enabling')]);
+      const events = await store.webhooks.events(TEAM_A, 0, 1000);
+      assert.deepEqual(
+        events.slice(before).map((e) => e.lead?.id),
+        ['after-enabling'],
+      );
+      assert.equal((await call('PATCH', `${PATH}/${endpoints[0]!.id}`, keys.a!, {})).statusCode, 400);
+    });
+
+    it('rotation shows a new secret once; the old one keeps signing for the grace period', async () => {
+      const [e] = (await call('GET', PATH, keys.a!)).json().data.endpoints as { id: string }[];
+      const before = await store.webhooks.signingSecrets(e!.id);
+      const t0 = Date.now();
+      const res = await call('POST', `${PATH}/${e!.id}/rotate-secret`, keys.a!);
+      assert.equal(res.statusCode, 200, res.body);
+      const shown = res.json().data.secret as string;
+      const after = await store.webhooks.signingSecrets(e!.id);
+      assert.equal(new SecretSeal(SEAL_KEY).open(after!.current), shown);
+      assert.equal(after!.previous, before!.current);
+      const graceMs = 24 * 3_600_000;
+      assert.ok(after!.previousUntil! >= t0 + graceMs && after!.previousUntil! <= Date.now() + graceMs);
+    });
+
+    it('deletes an endpoint: 204, then 404', async () => {
+      const [e] = (await call('GET', PATH, keys.a!)).json().data.endpoints as { id: string }[];
+      const res = await call('DELETE', `${PATH}/${e!.id}`, keys.a!);
+      assert.equal(res.statusCode, 204);
+      assert.equal(res.body, '');
+      assert.equal((await call('GET', `${PATH}/${e!.id}`, keys.a!)).statusCode, 404);
+      assert.equal((await call('DELETE', `${PATH}/${e!.id}`, keys.a!)).statusCode, 404);
+    });
+  });
+}
