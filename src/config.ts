@@ -78,16 +78,6 @@ export function loadConfig(
 ): Config {
   const problems: string[] = [];
   const { get, int } = envReader(env, problems);
-  const time = (name: string): number | null => {
-    const raw = get(name);
-    if (raw === undefined) return null;
-    const ms = parseIsoTime(raw);
-    if (ms === null)
-      problems.push(
-        `${name}=${JSON.stringify(raw)}: expected an ISO-8601 time with offset, e.g. 2026-01-01T00:00:00Z`,
-      );
-    return ms;
-  };
 
   const port = overrides.port ?? int('PORT', 3000, 0, 65535);
   const logLevel = get('LOG_LEVEL') ?? 'info';
@@ -113,15 +103,6 @@ export function loadConfig(
   const publicUrl = (get('LEADLINE_PUBLIC_URL') ?? defaultPublicUrl(port)).replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(publicUrl)) problems.push('LEADLINE_PUBLIC_URL: expected an http(s) URL');
 
-  const deprecatedAt = time('LEADLINE_V1_DEPRECATED_AT') ?? Date.parse('2026-01-01T00:00:00Z');
-  const frozenAt = time('LEADLINE_V1_FROZEN_AT') ?? deprecatedAt;
-  const sunsetAt = time('LEADLINE_V1_SUNSET_AT');
-  if (sunsetAt !== null && sunsetAt < deprecatedAt) {
-    problems.push(
-      'LEADLINE_V1_SUNSET_AT: the sunset cannot come before the deprecation time (LEADLINE_V1_DEPRECATED_AT)',
-    );
-  }
-
   const trustProxy = parseTrustProxy(get('LEADLINE_TRUST_PROXY'), problems);
   const corsOrigins = parseOrigins(get('LEADLINE_CORS_ORIGINS'), problems);
 
@@ -146,7 +127,7 @@ export function loadConfig(
       connectTimeoutSeconds: int('LEADLINE_PG_CONNECT_TIMEOUT_SECONDS', 10, 1, 600),
       statementTimeoutMs: int('LEADLINE_PG_STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
     },
-    v1: { deprecatedAt, frozenAt, sunsetAt },
+    v1: v1Settings(get, problems),
     shutdownGraceMs: int('LEADLINE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     usageFlushMs: int('LEADLINE_USAGE_FLUSH_MS', 5_000, 100, 3_600_000),
     authFailureLimit: int('LEADLINE_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
@@ -195,6 +176,39 @@ function connectionTimeouts(int: IntReader, problems: string[]): Config['timeout
     );
   }
   return { keepAliveMs: keepAlive * 1000, headersMs: headers * 1000, requestMs: request * 1000 };
+}
+
+/**
+ * The v1 retirement times alone (`keys create`, `v1 status`): those commands need these three,
+ * and a bad server setting must not stop them. Throws `ConfigError` like `loadConfig`.
+ */
+export function loadV1Times(env: Env = process.env): Config['v1'] {
+  const problems: string[] = [];
+  const times = v1Settings(envReader(env, problems).get, problems);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return times;
+}
+
+function v1Settings(get: (name: string) => string | undefined, problems: string[]): Config['v1'] {
+  const time = (name: string): number | null => {
+    const raw = get(name);
+    if (raw === undefined) return null;
+    const ms = parseIsoTime(raw);
+    if (ms === null)
+      problems.push(
+        `${name}=${JSON.stringify(raw)}: expected an ISO-8601 time with offset, e.g. 2026-01-01T00:00:00Z`,
+      );
+    return ms;
+  };
+  const deprecatedAt = time('LEADLINE_V1_DEPRECATED_AT') ?? Date.parse('2026-01-01T00:00:00Z');
+  const frozenAt = time('LEADLINE_V1_FROZEN_AT') ?? deprecatedAt;
+  const sunsetAt = time('LEADLINE_V1_SUNSET_AT');
+  if (sunsetAt !== null && sunsetAt < deprecatedAt) {
+    problems.push(
+      'LEADLINE_V1_SUNSET_AT: the sunset cannot come before the deprecation time (LEADLINE_V1_DEPRECATED_AT)',
+    );
+  }
+  return { deprecatedAt, frozenAt, sunsetAt };
 }
 
 export type ImportConfig = Pick<Config, 'captureToleranceMs' | 'importMaxRecordBytes'>;

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { ImportError } from '../domain/import.js';
 import { KeyCommandError } from '../domain/keys.js';
@@ -18,11 +19,27 @@ export interface Context {
   out: Output;
 }
 
-/** Runs a command's work with an open, migrated store; reports failures as one line and exit 1. */
+/**
+ * Runs a command's work with an open, migrated store; reports failures as one line and exit 1.
+ * `readOnly`: the command only reads, so it never creates a store — a store file or PostgreSQL
+ * schema that is not there is `no store at …`, not an empty report.
+ */
 export type CommandContext = (
   work: (ctx: Context) => Promise<void>,
-  options?: { migrate: boolean },
+  options?: { migrate?: boolean; readOnly?: boolean },
 ) => Promise<void>;
+
+/** Where the store is, for messages: the file, or the URL without its password. */
+export function describeLocation(location: StoreLocation): string {
+  if (location.databaseUrl === null) return location.dbPath;
+  try {
+    const url = new URL(location.databaseUrl);
+    if (url.password !== '') url.password = '***';
+    return url.toString();
+  } catch {
+    return 'the PostgreSQL database given';
+  }
+}
 
 /** import-format.md: `--db` or `--database-url`; else `DATABASE_URL`; else `./data/leadline.db`. */
 export function storeLocation(opts: GlobalOptions, env = process.env): StoreLocation {
@@ -44,13 +61,20 @@ export function isExpected(err: unknown): err is Error {
 }
 
 export function contextFor(program: Command): CommandContext {
-  return async (work, options = { migrate: true }) => {
+  return async (work, options = {}) => {
     const opts = program.opts<GlobalOptions>();
     const json = opts.json === true;
     let store: Store | null = null;
     try {
-      store = await openStore(storeLocation(opts));
-      if (options.migrate) await store.migrate();
+      const location = storeLocation(opts);
+      const missing = new CommandError(
+        `no store at ${describeLocation(location)} (give --db or --database-url; \`leadline import\` or \`leadline seed\` makes one)`,
+      );
+      if (options.readOnly === true && location.databaseUrl === null && !existsSync(location.dbPath))
+        throw missing;
+      store = await openStore(location);
+      if (options.readOnly === true && !(await store.exists())) throw missing;
+      if (options.migrate !== false) await store.migrate();
       await work({ store, out: makeOutput(json) });
     } catch (err) {
       await store?.close();

@@ -1,37 +1,10 @@
 import type { Command } from 'commander';
-import { parseIsoTime } from '../config.js';
+import { loadV1Times, parseIsoTime } from '../config.js';
 import { createKey, KeyCommandError } from '../domain/keys.js';
-import type { ApiKey } from '../domain/store.js';
 import type { CommandContext } from './context.js';
-
-function memberRef(value: string): number | string {
-  return /^\d+$/.test(value) ? Number(value) : value;
-}
-
-function iso(ms: number | null): string | null {
-  return ms === null ? null : new Date(ms).toISOString();
-}
-
-function status(key: ApiKey, now: number): 'active' | 'revoked' | 'expired' {
-  if (key.revokedAt !== null) return 'revoked';
-  if (key.expiresAt !== null && key.expiresAt <= now) return 'expired';
-  return 'active';
-}
-
-function describeKey(key: ApiKey, now: number) {
-  return {
-    id: key.id,
-    memberId: key.memberId,
-    teamId: key.teamId,
-    prefix: key.display,
-    label: key.label,
-    status: status(key, now),
-    legacyV1: key.legacyV1,
-    createdAt: iso(key.createdAt),
-    expiresAt: iso(key.expiresAt),
-    revokedAt: iso(key.revokedAt),
-  };
-}
+import { memberNamed } from './directory.js';
+import { keyV1Notice } from './key-notice.js';
+import { registerKeyListCommand } from './keys-list.js';
 
 /** `leadline keys create|list|revoke` (import-format.md). The secret is printed once, at creation. */
 export function registerKeyCommands(program: Command, withContext: CommandContext): void {
@@ -52,8 +25,10 @@ export function registerKeyCommands(program: Command, withContext: CommandContex
           if (expiresAt === null)
             throw new KeyCommandError(`--expires ${JSON.stringify(opts.expires)} is not an ISO date`);
         }
+        const times = loadV1Times();
+        const member = await memberNamed(store, opts.member);
         const created = await createKey(store, {
-          member: memberRef(opts.member),
+          member: member.id,
           label: opts.label ?? null,
           legacyV1: opts.legacyV1 === true,
           expiresAt,
@@ -62,30 +37,13 @@ export function registerKeyCommands(program: Command, withContext: CommandContex
           { id: created.id, key: created.key, memberId: created.memberId },
           `key ${created.id} for member ${created.memberId}: ${created.key}\n(shown once: store it now)`,
         );
+        // On stderr, so --json's stdout stays the one document: what this key may do on v1.
+        const notice = keyV1Notice(times, created, opts.member, Date.now());
+        if (notice !== null) process.stderr.write(`${notice}\n`);
       }),
     );
 
-  keys
-    .command('list')
-    .description('list keys (never the secret)')
-    .option('--member <id or e-mail>', 'only this member’s keys')
-    .action((opts: { member?: string }) =>
-      withContext(async ({ store, out }) => {
-        let memberId: number | undefined;
-        if (opts.member !== undefined) {
-          const member = await store.directory.findMember(memberRef(opts.member));
-          if (member === null) throw new KeyCommandError(`no member ${JSON.stringify(opts.member)}`);
-          memberId = member.id;
-        }
-        const now = Date.now();
-        const list = (await store.keys.list(memberId)).map((k) => describeKey(k, now));
-        const lines = list.map(
-          (k) =>
-            `${k.id}\t${k.prefix}…\tmember ${k.memberId}\t${k.status}${k.legacyV1 ? '\tlegacy-v1' : ''}\t${k.label ?? ''}`,
-        );
-        out.result({ keys: list }, lines.length === 0 ? 'no keys' : lines.join('\n'));
-      }),
-    );
+  registerKeyListCommand(keys, withContext);
 
   keys
     .command('revoke')

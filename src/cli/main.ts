@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { contextFor } from './context.js';
+import { registerDirectoryCommands } from './directory.js';
 import { registerImportCommand } from './import.js';
 import { registerKeyCommands } from './keys.js';
 import { registerSeedCommand } from './seed.js';
@@ -37,6 +38,7 @@ program
 registerImportCommand(program, withContext);
 registerSeedCommand(program, withContext);
 registerKeyCommands(program, withContext);
+registerDirectoryCommands(program, withContext);
 registerV1Commands(program, withContext);
 
 await program.parseAsync(process.argv);

@@ -75,15 +75,18 @@ export function registerV1Commands(program: Command, withContext: CommandContext
     .command('list')
     .description('list brownouts, past and scheduled')
     .action(() =>
-      withContext(async ({ store, out }) => {
-        const now = Date.now();
-        const list = (await store.retirement.brownouts()).map((b) => describeBrownout(b, now));
-        const lines = list.map(
-          (b) =>
-            `${b.id}\t${b.from}\t${b.to}\t${b.state}\t${b.keys === null ? 'every key' : `keys ${b.keys.join(',')}`}`,
-        );
-        out.result({ brownouts: list }, lines.length === 0 ? 'no brownouts' : lines.join('\n'));
-      }),
+      withContext(
+        async ({ store, out }) => {
+          const now = Date.now();
+          const list = (await store.retirement.brownouts()).map((b) => describeBrownout(b, now));
+          const lines = list.map(
+            (b) =>
+              `${b.id}\t${b.from}\t${b.to}\t${b.state}\t${b.keys === null ? 'every key' : `keys ${b.keys.join(',')}`}`,
+          );
+          out.result({ brownouts: list }, lines.length === 0 ? 'no brownouts' : lines.join('\n'));
+        },
+        { readOnly: true },
+      ),
     );
 
   brownout
@@ -102,30 +105,33 @@ export function registerV1Commands(program: Command, withContext: CommandContext
     .description('who still calls v1: per key, v1 calls by operation, last seen, user agent, v2 calls')
     .option('--days <N>', 'the window, in days up to today', '30')
     .action((opts: { days: string }) =>
-      withContext(async ({ store, out }) => {
-        const days = parseReportDays(opts.days);
-        if (days === null) {
-          throw new CommandError(
-            `--days ${JSON.stringify(opts.days)}: a whole number of days, 1 to ${MAX_REPORT_DAYS}`,
+      withContext(
+        async ({ store, out }) => {
+          const days = parseReportDays(opts.days);
+          if (days === null) {
+            throw new CommandError(
+              `--days ${JSON.stringify(opts.days)}: a whole number of days, 1 to ${MAX_REPORT_DAYS}`,
+            );
+          }
+          const report = v1Report(
+            await store.keys.list(),
+            await store.retirement.usage(null),
+            days,
+            Date.now(),
           );
-        }
-        const report = v1Report(
-          await store.keys.list(),
-          await store.retirement.usage(null),
-          days,
-          Date.now(),
-        );
-        const lines = report.keys.map((k) => {
-          const ops = V1_OPERATION_NAMES.filter((op) => (k.v1ByOperation[op] ?? 0) > 0)
-            .map((op) => `${op} ${k.v1ByOperation[op]}`)
-            .join(', ');
-          return `key ${k.keyId}\tmember ${k.memberId}\t${k.status}\tv1 ${k.v1Calls}${ops ? ` (${ops})` : ''}\tlast v1 ${k.v1LastSeen ?? '—'}\t${k.userAgent ?? '—'}\tv2 ${k.v2Calls}`;
-        });
-        const onV1 = report.keys.filter((k) => k.status === 'on-v1').length;
-        out.result(
-          report,
-          [`last ${days} days: ${onV1} of ${report.keys.length} keys still call v1`, ...lines].join('\n'),
-        );
-      }),
+          const lines = report.keys.map((k) => {
+            const ops = V1_OPERATION_NAMES.filter((op) => (k.v1ByOperation[op] ?? 0) > 0)
+              .map((op) => `${op} ${k.v1ByOperation[op]}`)
+              .join(', ');
+            return `key ${k.keyId}\tmember ${k.memberId}\t${k.status}\tv1 ${k.v1Calls}${ops ? ` (${ops})` : ''}\tlast v1 ${k.v1LastSeen ?? '—'}\t${k.userAgent ?? '—'}\tv2 ${k.v2Calls}`;
+          });
+          const onV1 = report.keys.filter((k) => k.status === 'on-v1').length;
+          out.result(
+            report,
+            [`last ${days} days: ${onV1} of ${report.keys.length} keys still call v1`, ...lines].join('\n'),
+          );
+        },
+        { readOnly: true },
+      ),
     );
 }

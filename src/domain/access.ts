@@ -67,7 +67,12 @@ export async function searchScope(
   }
   if (f.teamId !== undefined) {
     requireTeamAdmin(caller);
-    if (f.teamId !== caller.teamId) throw new AppError('forbidden', 'A key reads its own team only.');
+    if (f.teamId !== caller.teamId) {
+      throw new AppError(
+        'forbidden',
+        `A key reads its own team only: this key's team is ${caller.teamId} (GET /api/pub/v2/me shows it), not ${f.teamId}.`,
+      );
+    }
     return { teamId: caller.teamId };
   }
   if (f.subteamIds !== undefined) {

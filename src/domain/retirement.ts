@@ -73,10 +73,19 @@ export function isFrozenOut(times: V1Times, caller: Caller): boolean {
   return caller.keyCreatedAt > times.frozenAt && !caller.legacyV1;
 }
 
-export function frozenError(successor: SuccessorRequest, guide: string): AppError {
+/**
+ * The detail names both ways out: the client's (the v2 request in `successor`) and the
+ * operator's (a legacy grant for this key, by its id — the caller's own key, nothing to hide).
+ */
+export function frozenError(
+  successor: SuccessorRequest,
+  guide: string,
+  keyId: number,
+  frozenAt: number,
+): AppError {
   return new AppError(
     'v1-closed-to-new-integrations',
-    'This key was created after v1 closed to new integrations. Use the v2 request in `successor` instead.',
+    `This key was created after v1 closed to new integrations (${new Date(frozenAt).toISOString()}). Use the v2 request in \`successor\` instead; or, if this integration must still call v1, the operator grants this key legacy v1 access: \`leadline keys grant-legacy-v1 ${keyId}\`.`,
     { successor, migrationGuide: guide },
   );
 }

@@ -4,14 +4,7 @@ import type { LeadText, TextField } from './lead-text.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Brownout } from './retirement.js';
 import type { UsageRow, UsageSink } from './usage.js';
-import type {
-  Endpoint,
-  EndpointChanges,
-  EndpointOwner,
-  NewEndpoint,
-  SigningSecrets,
-  WebhookEvent,
-} from './webhook.js';
+import type { Endpoint, NewEndpoint, WebhookEvent } from './webhook.js';
 
 /**
  * The store interfaces — the domain's ports: the domain and the HTTP layer call them, and
@@ -133,7 +126,11 @@ export interface DirectoryStore {
   subteamAccess(teamId: number, subteamId: number, memberId: number): Promise<SubteamAccess | null>;
   /** A member by numeric id or by e-mail. */
   findMember(ref: number | string): Promise<Member | null>;
+  /** Every member, or those of one team, by team then id (`leadline members list`). */
+  members(teamId: number | null): Promise<Member[]>;
   team(id: number): Promise<Team | null>;
+  /** Every team, by id (`leadline teams list`). */
+  teams(): Promise<Team[]>;
   /** Ids of the subteams of `teamId` that the member administers. */
   adminSubteams(teamId: number, memberId: number): Promise<number[]>;
   /** Whether `adminId` administers a subteam that `memberId` is currently a member of. */
@@ -269,29 +266,6 @@ export interface WebhookStore {
   addEndpoint(endpoint: NewEndpoint): Promise<Endpoint>;
   /** The team's endpoints (null: every team's), oldest first. */
   endpoints(teamId: number | null): Promise<Endpoint[]>;
-  /** The endpoint if the owner may see it (another team's is null, as a missing one). */
-  endpoint(owner: EndpointOwner, id: string): Promise<Endpoint | null>;
-  updateEndpoint(
-    owner: EndpointOwner,
-    id: string,
-    changes: EndpointChanges,
-    at: number,
-  ): Promise<Endpoint | null>;
-  /** Removes the endpoint with everything waiting for it; false when the owner has no such endpoint. */
-  removeEndpoint(owner: EndpointOwner, id: string): Promise<boolean>;
-  /**
-   * Makes `secret` (stored form) the endpoint's signing secret; the one before keeps signing too
-   * until `previousUntil`.
-   */
-  rotateSecret(
-    owner: EndpointOwner,
-    id: string,
-    secret: string,
-    previousUntil: number,
-    at: number,
-  ): Promise<Endpoint | null>;
-  /** The endpoint's signing secrets in their stored form (possibly sealed); null when no such endpoint. */
-  signingSecrets(id: string): Promise<SigningSecrets | null>;
   /** The team's outbox events after position `afterSeq`, in outbox order, each with its lead as stored now. */
   events(teamId: number, afterSeq: number, limit: number): Promise<WebhookEvent[]>;
 }
@@ -328,6 +302,8 @@ export interface Store {
   ping(): Promise<void>;
   /** Brings the schema up to date; throws (naming the migration) when one fails. */
   migrate(): Promise<MigrationReport>;
+  /** Whether a leadline schema is there (a migration has run): read-only commands need one. */
+  exists(): Promise<boolean>;
   /** Runs `work` inside one transaction: commit when it resolves, roll back when it throws. */
   importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T>;
   close(): Promise<void>;

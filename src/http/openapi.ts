@@ -1,4 +1,5 @@
 import { CreateBody, SearchBody, V2Lead } from '../schemas/v2.js';
+import { V2Me } from '../schemas/v2-me.js';
 import { PROBLEMS } from './problem.js';
 
 /**
@@ -47,6 +48,7 @@ export function openApiDocument(): Record<string, unknown> {
         SearchBody: strip(SearchBody),
         CreateBody: strip(CreateBody),
         V2Lead: strip(V2Lead),
+        V2Me: strip(V2Me),
         Problem: {
           type: 'object',
           required: ['type', 'title', 'status', 'detail', 'instance'],
@@ -116,6 +118,18 @@ export function openApiDocument(): Record<string, unknown> {
               content: json({ type: 'object', properties: { data: ref('V2Lead') } }),
             },
             ...problems('not-found'),
+            ...common,
+          },
+        },
+      },
+      '/api/pub/v2/me': {
+        get: {
+          operationId: 'getMe',
+          responses: {
+            '200': {
+              description: 'The key, its member and team, and its scopes.',
+              content: json(ref('V2Me')),
+            },
             ...common,
           },
         },

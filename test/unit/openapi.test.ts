@@ -15,7 +15,7 @@ describe('OpenAPI document', () => {
       components: { schemas: Record<string, unknown> };
     };
     const ops = Object.values(doc.paths).flatMap((p) => Object.values(p).map((o) => o.operationId));
-    assert.deepEqual(ops.sort(), ['createLead', 'getLead', 'leadChanges', 'searchLeads']);
+    assert.deepEqual(ops.sort(), ['createLead', 'getLead', 'getMe', 'leadChanges', 'searchLeads']);
     for (const ref of JSON.stringify(doc).matchAll(/"#\/components\/schemas\/([A-Za-z0-9]+)"/g)) {
       assert.ok(ref[1] !== undefined && ref[1] in doc.components.schemas, `schema ${ref[1]}`);
     }

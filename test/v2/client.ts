@@ -2,11 +2,13 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Compile } from 'typebox/compile';
 import { V2Lead } from '../../src/schemas/v2.js';
+import { V2Me } from '../../src/schemas/v2-me.js';
 import { auth } from '../helpers.js';
 import { assertSecurityHeaders, type Problem } from '../v1/http-assert.js';
 
 export const V2 = '/api/pub/v2/leads';
 const checkLead = Compile(V2Lead);
+const checkMe = Compile(V2Me);
 
 export interface SearchPage {
   leads: V2Lead[];
@@ -32,7 +34,7 @@ export async function get(app: FastifyInstance, path: string, key?: string): Pro
   return app.inject({ method: 'GET', url: path, headers: key === undefined ? {} : auth(key) });
 }
 
-/** A 2xx v2 answer: JSON, no-store, no deprecation signals, every lead matching the v2 schema. */
+/** A 2xx v2 answer: JSON, no-store, no deprecation signals, every lead (or the `me` body) matching its v2 schema. */
 export function assertV2Ok(res: LightMyRequestResponse, status = 200): { data: unknown } {
   assert.equal(res.statusCode, status, res.body);
   assert.equal(res.headers['content-type'], 'application/json; charset=utf-8');
@@ -40,6 +42,11 @@ export function assertV2Ok(res: LightMyRequestResponse, status = 200): { data: u
   assert.equal(res.headers.deprecation, undefined, 'v2 is not deprecated');
   assertSecurityHeaders(res);
   const body = JSON.parse(res.body) as { data: unknown };
+  // GET /api/pub/v2/me answers who the key is, not leads.
+  if (res.raw.req.url?.startsWith('/api/pub/v2/me') === true) {
+    assert.ok(checkMe.Check(body), `v2 me shape: ${JSON.stringify([...checkMe.Errors(body)][0])}`);
+    return body;
+  }
   const data = body.data as { leads?: unknown[] } | Record<string, unknown>;
   const leads = Array.isArray((data as { leads?: unknown[] }).leads)
     ? (data as { leads: unknown[] }).leads

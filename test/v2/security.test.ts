@@ -37,6 +37,7 @@ const ROUTES: Route[] = [
     allow: 'POST',
     status: 201,
   },
+  { name: 'me', method: 'GET', url: () => '/api/pub/v2/me', allow: 'GET, HEAD', status: 200 },
 ];
 
 for (const engine of enginesUnderTest()) {

@@ -113,7 +113,8 @@ async function handle(
   const brownout = activeBrownout(await deps.brownouts.current(), caller.keyId, now);
   if (brownout !== null) throw brownoutError(brownout, guide);
   if (isFrozenOut(deps.config.v1, caller)) {
-    throw frozenError(successorRequest(op.name, caller, request.query as Record<string, unknown>), guide);
+    const successor = successorRequest(op.name, caller, request.query as Record<string, unknown>);
+    throw frozenError(successor, guide, caller.keyId, deps.config.v1.frozenAt);
   }
   quota();
   const result = await op.run({ caller, query: request.query as Record<string, unknown>, store: deps.store });

@@ -3,6 +3,7 @@ import { AppError } from '../../domain/errors.js';
 import { cursorCodec, V2_PREFIX, type V2Deps, type V2Handler, v2Route } from './context.js';
 import { createLead } from './create-lead.js';
 import { getLead } from './get-lead.js';
+import { getMe } from './get-me.js';
 import { leadChanges } from './lead-changes.js';
 import { searchLeads } from './search-leads.js';
 
@@ -16,6 +17,7 @@ export async function v2Routes(app: FastifyInstance, deps: V2Deps): Promise<void
     { name: 'leadChanges', url: `${V2_PREFIX}/changes`, methods: ['GET', 'HEAD'], handler: leadChanges },
     { name: 'getLead', url: `${V2_PREFIX}/:leadId`, methods: ['GET', 'HEAD'], handler: getLead },
     { name: 'createLead', url: V2_PREFIX, methods: ['POST'], handler: createLead },
+    { name: 'getMe', url: '/api/pub/v2/me', methods: ['GET', 'HEAD'], handler: getMe },
   ];
   for (const r of routes) {
     app.route({ method: r.methods, url: r.url, handler: v2Route(r.name, r.handler, deps, cursors) });

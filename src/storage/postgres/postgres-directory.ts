@@ -49,6 +49,25 @@ export class PostgresDirectoryStore implements DirectoryStore {
     return r === undefined ? null : { id: r.id, name: r.name, timeZone: r.time_zone };
   }
 
+  async teams(): Promise<Team[]> {
+    const rows = await this.sql<
+      { id: number; name: string; time_zone: string }[]
+    >`SELECT id, name, time_zone FROM teams ORDER BY id`;
+    return rows.map((r) => ({ id: r.id, name: r.name, timeZone: r.time_zone }));
+  }
+
+  async members(teamId: number | null): Promise<Member[]> {
+    const rows =
+      teamId === null
+        ? await this.sql<
+            PgMemberRow[]
+          >`SELECT id, team_id, email, name, role, pid FROM members ORDER BY team_id, id`
+        : await this.sql<
+            PgMemberRow[]
+          >`SELECT id, team_id, email, name, role, pid FROM members WHERE team_id = ${teamId} ORDER BY id`;
+    return rows.map(pgToMember);
+  }
+
   async adminSubteams(teamId: number, memberId: number): Promise<number[]> {
     const rows = await this.reads()<{ subteam_id: number }[]>`SELECT subteam_id FROM subteam_members
       WHERE team_id = ${teamId} AND member_id = ${memberId} AND is_admin ORDER BY subteam_id`;

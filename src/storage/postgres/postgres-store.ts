@@ -129,6 +129,14 @@ export class PostgresStore implements Store {
     return migrate(this.sql);
   }
 
+  /** On the URL's search_path, as every other statement. */
+  async exists(): Promise<boolean> {
+    const [row] = await this.sql<
+      { found: boolean }[]
+    >`SELECT to_regclass('schema_migrations') IS NOT NULL AS found`;
+    return row?.found ?? false;
+  }
+
   async importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
     return this.sql.begin(async (tx) => work(await PostgresImportWriter.start(tx))) as Promise<T>;
   }

@@ -24,6 +24,9 @@ export class SqliteDirectoryStore implements DirectoryStore {
   private readonly teamStmt: Database.Statement;
   private readonly adminSubteamsStmt: Database.Statement;
   private readonly administersStmt: Database.Statement;
+  private readonly membersStmt: Database.Statement;
+  private readonly teamMembersStmt: Database.Statement;
+  private readonly teamsStmt: Database.Statement;
 
   constructor(db: Database.Database) {
     this.subteamStmt = db.prepare(`SELECT s.id,
@@ -38,6 +41,13 @@ export class SqliteDirectoryStore implements DirectoryStore {
     this.maxIdsStmt = db.prepare(`SELECT (SELECT coalesce(max(id), 0) FROM teams) AS team,
       (SELECT coalesce(max(id), 0) FROM members) AS member, (SELECT coalesce(max(id), 0) FROM subteams) AS subteam`);
     this.teamStmt = db.prepare('SELECT id, name, time_zone FROM teams WHERE id = ?');
+    this.teamsStmt = db.prepare('SELECT id, name, time_zone FROM teams ORDER BY id');
+    this.membersStmt = db.prepare(
+      'SELECT id, team_id, email, name, role, pid FROM members ORDER BY team_id, id',
+    );
+    this.teamMembersStmt = db.prepare(
+      'SELECT id, team_id, email, name, role, pid FROM members WHERE team_id = ? ORDER BY id',
+    );
     this.adminSubteamsStmt = db
       .prepare(
         'SELECT subteam_id FROM subteam_members WHERE team_id = ? AND member_id = ? AND is_admin = 1 ORDER BY subteam_id',
@@ -51,6 +61,16 @@ export class SqliteDirectoryStore implements DirectoryStore {
   async team(id: number): Promise<Team | null> {
     const r = this.teamStmt.get(id) as { id: number; name: string; time_zone: string } | undefined;
     return r === undefined ? null : { id: r.id, name: r.name, timeZone: r.time_zone };
+  }
+
+  async teams(): Promise<Team[]> {
+    const rows = this.teamsStmt.all() as { id: number; name: string; time_zone: string }[];
+    return rows.map((r) => ({ id: r.id, name: r.name, timeZone: r.time_zone }));
+  }
+
+  async members(teamId: number | null): Promise<Member[]> {
+    const rows = (teamId === null ? this.membersStmt.all() : this.teamMembersStmt.all(teamId)) as MemberRow[];
+    return rows.map(toMember);
   }
 
   async adminSubteams(teamId: number, memberId: number): Promise<number[]> {

@@ -71,6 +71,13 @@ export class SqliteStore implements Store {
     return report;
   }
 
+  async exists(): Promise<boolean> {
+    const row = this.db
+      .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
+      .get() as { n: number };
+    return row.n > 0;
+  }
+
   private ready(): void {
     const row = this.db
       .prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'")
