@@ -4,7 +4,14 @@ import type { LeadText, TextField } from './lead-text.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Brownout } from './retirement.js';
 import type { UsageRow, UsageSink } from './usage.js';
-import type { Endpoint, NewEndpoint, WebhookEvent } from './webhook.js';
+import type {
+  Endpoint,
+  EndpointChanges,
+  EndpointOwner,
+  NewEndpoint,
+  SigningSecrets,
+  WebhookEvent,
+} from './webhook.js';
 
 /**
  * The store interfaces — the domain's ports: the domain and the HTTP layer call them, and
@@ -266,6 +273,29 @@ export interface WebhookStore {
   addEndpoint(endpoint: NewEndpoint): Promise<Endpoint>;
   /** The team's endpoints (null: every team's), oldest first. */
   endpoints(teamId: number | null): Promise<Endpoint[]>;
+  /** The endpoint if the owner may see it (another team's is null, as a missing one). */
+  endpoint(owner: EndpointOwner, id: string): Promise<Endpoint | null>;
+  updateEndpoint(
+    owner: EndpointOwner,
+    id: string,
+    changes: EndpointChanges,
+    at: number,
+  ): Promise<Endpoint | null>;
+  /** Removes the endpoint with everything waiting for it; false when the owner has no such endpoint. */
+  removeEndpoint(owner: EndpointOwner, id: string): Promise<boolean>;
+  /**
+   * Makes `secret` (stored form) the endpoint's signing secret; the one before keeps signing too
+   * until `previousUntil`.
+   */
+  rotateSecret(
+    owner: EndpointOwner,
+    id: string,
+    secret: string,
+    previousUntil: number,
+    at: number,
+  ): Promise<Endpoint | null>;
+  /** The endpoint's signing secrets in their stored form (possibly sealed); null when no such endpoint. */
+  signingSecrets(id: string): Promise<SigningSecrets | null>;
   /** The team's outbox events after position `afterSeq`, in outbox order, each with its lead as stored now. */
   events(teamId: number, afterSeq: number, limit: number): Promise<WebhookEvent[]>;
 }
