@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { existsSync, readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const BIN = fileURLToPath(new URL('../bin/leadline.js', import.meta.url));
@@ -14,14 +14,14 @@ export const BIN = fileURLToPath(new URL('../bin/leadline.js', import.meta.url))
  */
 function staleBuild(): string | null {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const dist = join(root, 'dist');
-  if (!existsSync(join(dist, 'cli', 'main.js'))) return 'dist/cli/main.js is missing';
+  // `npm run build` touches dist/.built when tsc is done (tsc leaves an output it would write
+  // unchanged alone, so a source file's own .js can be older than the source and still current).
+  const stamp = join(root, 'dist', '.built');
+  if (!existsSync(stamp)) return 'dist/ is not built';
+  const built = statSync(stamp).mtimeMs;
   for (const file of readdirSync(join(root, 'src'), { recursive: true, encoding: 'utf8' })) {
-    if (!file.endsWith('.ts')) continue;
-    const built = join(dist, file.replace(/\.ts$/, '.js'));
-    if (!existsSync(built)) return `dist has no ${relative(root, built)}`;
-    if (statSync(join(root, 'src', file)).mtimeMs > statSync(built).mtimeMs)
-      return `src/${file} is newer than ${relative(root, built)}`;
+    if (file.endsWith('.ts') && statSync(join(root, 'src', file)).mtimeMs > built)
+      return `src/${file} changed after the last build`;
   }
   return null;
 }
