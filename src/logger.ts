@@ -1,10 +1,15 @@
 import { type DestinationStream, type Logger, pino } from 'pino';
+import pinoPretty from 'pino-pretty';
 import type { Config } from './config.js';
 
 /**
  * Structured logs without personal data: requests are logged by method, route pattern and id; no header, body or lead ever reaches the log. `redact` is a second line of defence.
  */
-export function createLogger(level: Config['logLevel'], destination?: DestinationStream): Logger {
+export function createLogger(
+  level: Config['logLevel'],
+  destination?: DestinationStream,
+  { pretty = false } = {},
+): Logger {
   const options = {
     level,
     redact: {
@@ -23,5 +28,16 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
       res: (res: { statusCode?: number }) => ({ statusCode: res.statusCode }),
     },
   };
-  return destination === undefined ? pino(options) : pino(options, destination);
+  // `pretty`: one readable line per entry for a person at a terminal (npm start); anything else
+  // (a pipe, a file, a log collector) gets the JSON lines. The same redaction applies to both.
+  const sink = pretty
+    ? pinoPretty({
+        colorize: true,
+        translateTime: 'SYS:HH:MM:ss.l',
+        ignore: 'pid,hostname',
+        destination: destination ?? 1,
+        sync: true,
+      })
+    : destination;
+  return sink === undefined ? pino(options) : pino(options, sink);
 }
