@@ -1,3 +1,4 @@
+import type { ConsoleStore } from './console-store.js';
 import type { Member, Role, Subteam, Team } from './directory.js';
 import type { Lead, LeadKind, LeadSource } from './lead.js';
 import type { LeadText, TextField } from './lead-text.js';
@@ -313,6 +314,8 @@ export interface Store {
   readonly keys: KeyStore;
   readonly retirement: RetirementStore;
   readonly webhooks: WebhookStore;
+  /** The admin console's sign-in links and sessions (issue 15). */
+  readonly console: ConsoleStore;
   /**
    * Rate-limit counters for this engine: shared by every instance on the store where the engine
    * is shared (PostgreSQL), in process memory for the embedded store (one instance).

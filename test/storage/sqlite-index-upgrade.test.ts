@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { ImportWriter, LeadFilter, Store, TextClause } from '../../src/domain/store.js';
-import { migrate } from '../../src/storage/sqlite/migrations.js';
+import { LATEST_VERSION, migrate } from '../../src/storage/sqlite/migrations.js';
 import { SqliteImportWriter } from '../../src/storage/sqlite/sqlite-import.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
@@ -147,7 +147,11 @@ describe('SQLite: the search index of a store made before migration 4', () => {
   test('is rebuilt contentless in place by `migrate`', async () => {
     upgraded = SqliteStore.open(join(dir, 'old.db'));
     const report = await upgraded.migrate();
-    assert.deepEqual(report, { from: 3, to: 5, applied: ['4-contentless-lead-text', '5-webhooks'] });
+    // Every later migration follows; 4 is the one under test here.
+    assert.deepEqual(
+      [report.from, report.to, report.applied[0]],
+      [3, LATEST_VERSION, '4-contentless-lead-text'],
+    );
     const db = new Database(join(dir, 'old.db'), { readonly: true });
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE name LIKE 'lead_text%'").pluck().all();
     assert.ok(!tables.includes('lead_text_content'), `no copy of the text: ${tables.join(', ')}`);

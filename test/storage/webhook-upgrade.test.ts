@@ -101,7 +101,9 @@ describe('webhooks: a store written before migration 5', () => {
 
     const store = SqliteStore.open(path);
     try {
-      assert.deepEqual(await store.migrate(), { from: 4, to: 5, applied: ['5-webhooks'] });
+      const report = await store.migrate();
+      // Later migrations follow; 5 is the one under test here.
+      assert.deepEqual([report.from, report.applied[0]], [4, '5-webhooks']);
       await checkUpgraded(store);
     } finally {
       await store.close();
@@ -126,7 +128,9 @@ describe('webhooks: a store written before migration 5', () => {
           ${sql.array(oldLead.text)}::text[], ${oldLead.text.join(' ')})`;
       await sql.end();
       store = PostgresStore.open(schemaUrl(url, schema));
-      assert.deepEqual(await store.migrate(), { from: 4, to: 5, applied: ['5-webhooks'] });
+      const report = await store.migrate();
+      // Later migrations follow; 5 is the one under test here.
+      assert.deepEqual([report.from, report.applied[0]], [4, '5-webhooks']);
       await checkUpgraded(store);
     } finally {
       await store?.close();

@@ -246,6 +246,29 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX webhook_events_waiting ON webhook_events(seq) WHERE dispatched_at IS NULL;
     `,
   },
+  {
+    version: 7,
+    name: 'console-sessions',
+    // Issue 15: as SQLite's migration 7 (console sign-in links and sessions, hashed tokens only;
+    // member_id NULL: the operator), shared by every instance behind the load balancer.
+    sql: `
+      CREATE TABLE console_links (
+        hash bytea PRIMARY KEY,
+        member_id bigint,
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL,
+        used_at bigint
+      );
+      CREATE INDEX console_links_expiry ON console_links(expires_at);
+      CREATE TABLE console_sessions (
+        hash bytea PRIMARY KEY,
+        member_id bigint,
+        created_at bigint NOT NULL,
+        last_seen_at bigint NOT NULL
+      );
+      CREATE INDEX console_sessions_seen ON console_sessions(last_seen_at);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

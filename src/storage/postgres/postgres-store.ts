@@ -4,6 +4,7 @@ import { FUZZY_THRESHOLD } from '../../domain/lead-text.js';
 import type { RateLimiter } from '../../domain/rate-limit.js';
 import type { ImportWriter, MigrationReport, Store } from '../../domain/store.js';
 import { migrate } from './migrations.js';
+import { PostgresConsoleStore } from './postgres-console.js';
 import { PostgresDirectoryStore } from './postgres-directory.js';
 import { PostgresImportWriter } from './postgres-import.js';
 import { PostgresKeyStore } from './postgres-keys.js';
@@ -66,6 +67,7 @@ export class PostgresStore implements Store {
   readonly keys: PostgresKeyStore;
   readonly retirement: PostgresRetirementStore;
   readonly webhooks: PostgresWebhookStore;
+  readonly console: PostgresConsoleStore;
 
   private constructor(
     private readonly sql: Sql,
@@ -79,6 +81,7 @@ export class PostgresStore implements Store {
     // Brownouts and the ledger on the primary too: a brownout must never be read stale.
     this.retirement = new PostgresRetirementStore(sql);
     this.webhooks = new PostgresWebhookStore(sql);
+    this.console = new PostgresConsoleStore(sql);
   }
 
   /**

@@ -203,6 +203,30 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX webhook_events_waiting ON webhook_events(seq) WHERE dispatched_at IS NULL;
     `,
   },
+  {
+    version: 7,
+    name: 'console-sessions',
+    // Issue 15: the admin console's single-use sign-in links and its server-side sessions, in the
+    // store so every instance honours them. Only SHA-256 hashes of their tokens are kept.
+    // member_id NULL: the operator. Sessions end after an idle spell (last_seen_at) or sign-out.
+    sql: `
+      CREATE TABLE console_links (
+        hash BLOB PRIMARY KEY,
+        member_id INTEGER,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL,
+        used_at INTEGER
+      );
+      CREATE INDEX console_links_expiry ON console_links(expires_at);
+      CREATE TABLE console_sessions (
+        hash BLOB PRIMARY KEY,
+        member_id INTEGER,
+        created_at INTEGER NOT NULL,
+        last_seen_at INTEGER NOT NULL
+      );
+      CREATE INDEX console_sessions_seen ON console_sessions(last_seen_at);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

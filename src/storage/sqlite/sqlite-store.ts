@@ -4,6 +4,7 @@ import { MemoryRateLimiter, type RateLimiter } from '../../domain/rate-limit.js'
 import type { ImportWriter, MigrationReport, Store } from '../../domain/store.js';
 import { MigrationError } from '../migration-error.js';
 import { LATEST_VERSION, migrate } from './migrations.js';
+import { SqliteConsoleStore } from './sqlite-console.js';
 import { SqliteDirectoryStore } from './sqlite-directory.js';
 import { createStoreFile } from './sqlite-file.js';
 import { SqliteImportWriter } from './sqlite-import.js';
@@ -23,6 +24,7 @@ export class SqliteStore implements Store {
   private keyStore?: SqliteKeyStore;
   private retirementStore?: SqliteRetirementStore;
   private webhookStore?: SqliteWebhookStore;
+  private consoleStore?: SqliteConsoleStore;
   /** Secrets never change once made, so each is read from the file once. */
   private readonly secrets = new Map<string, Buffer>();
 
@@ -132,6 +134,14 @@ export class SqliteStore implements Store {
       this.webhookStore = new SqliteWebhookStore(this.db);
     }
     return this.webhookStore;
+  }
+
+  get console(): SqliteConsoleStore {
+    if (this.consoleStore === undefined) {
+      this.ready();
+      this.consoleStore = new SqliteConsoleStore(this.db);
+    }
+    return this.consoleStore;
   }
 
   async importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
