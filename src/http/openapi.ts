@@ -1,162 +1,117 @@
+import { V1Lead } from '../schemas/v1-lead.js';
 import { CreateBody, SearchBody, V2Lead } from '../schemas/v2.js';
 import { V2Me } from '../schemas/v2-me.js';
-import { PROBLEMS } from './problem.js';
+import {
+  LeadCreatedEvent,
+  WebhookCreateBody,
+  WebhookEndpoint,
+  WebhookUpdateBody,
+} from '../schemas/webhooks.js';
+import { HEADERS } from './openapi/build.js';
+import { servicePaths } from './openapi/service.js';
+import { v1Paths } from './openapi/v1.js';
+import { v2Paths } from './openapi/v2.js';
+import { webhookEvents, webhookPaths } from './openapi/webhooks.js';
 
 /**
- * The OpenAPI 3.1 document of v2, built from the same TypeBox schemas the routes validate with
- * (3.1 takes JSON Schema as is). Committed as docs/openapi.json; a test fails when it drifts.
+ * The OpenAPI 3.1 document of everything the server answers — v1 (deprecated), v2, the admin
+ * report, health and pages — built from the same TypeBox schemas the routes validate with (3.1
+ * takes JSON Schema as is). Served at /openapi.json and committed as docs/openapi.json
+ * (`npm run openapi`); tests fail when it drifts, when a route of the app is missing from it,
+ * or when an example does not match its schema.
  */
 export function openApiDocument(): Record<string, unknown> {
-  const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
-  const json = (schema: unknown) => ({ 'application/json': { schema } });
-  const problems = (...codes: (keyof typeof PROBLEMS)[]) =>
-    Object.fromEntries(
-      codes.map((c) => [
-        String(PROBLEMS[c].status),
-        {
-          description: PROBLEMS[c].description,
-          content: { 'application/problem+json': { schema: ref('Problem') } },
-        },
-      ]),
-    );
-  const common = problems('unauthorized', 'rate-limited', 'store-unavailable');
-  const page = (extra: Record<string, unknown> = {}) => ({
-    type: 'object',
-    required: ['data'],
-    properties: {
-      data: {
-        type: 'object',
-        required: ['leads', 'nextCursor', ...Object.keys(extra)],
-        properties: {
-          leads: { type: 'array', items: ref('V2Lead') },
-          nextCursor: { type: ['string', 'null'] },
-          ...extra,
-        },
-      },
-    },
-  });
   return {
     openapi: '3.1.0',
     info: {
-      title: 'leadline v2',
+      title: 'leadline',
       version: '2.0.0',
-      description: 'Search, read, follow and create leads. See docs/v2.md.',
+      summary: 'Leads collected by a digital business-card service, for CRMs and automations.',
+      description:
+        'v2 searches, reads, follows and creates leads (docs/v2.md). v1, five GET operations, is deprecated and being retired: each v1 operation names the v2 request that replaces it (docs/v1-migration.md).',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
+    servers: [{ url: '/', description: 'This leadline.' }],
+    tags: [
+      { name: 'v2', description: 'The lead interface: search, changes, get, create.' },
+      {
+        name: 'webhooks',
+        description: 'Signed lead events pushed to a team’s endpoints (docs/webhooks.md).',
+      },
+      {
+        name: 'v1 (deprecated)',
+        description:
+          'The v1 lead retrieval interface, deprecated: new integrations use v2. Every answer carries Deprecation and Link (and Sunset once set).',
+      },
+      { name: 'admin', description: 'The retirement of v1, for team admins.' },
+      { name: 'service', description: 'Health, readiness, metrics, documentation pages.' },
+    ],
     components: {
-      securitySchemes: { apiKey: { type: 'http', scheme: 'bearer' } },
+      securitySchemes: {
+        apiKey: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer <key>`.' },
+        v1Key: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'v1 also takes the key alone: `Authorization: <key>`. Never in the query string.',
+        },
+        metricsToken: { type: 'http', scheme: 'bearer', description: 'LEADLINE_METRICS_TOKEN.' },
+      },
       schemas: {
         SearchBody: strip(SearchBody),
         CreateBody: strip(CreateBody),
         V2Lead: strip(V2Lead),
         V2Me: strip(V2Me),
-        Problem: {
-          type: 'object',
-          required: ['type', 'title', 'status', 'detail', 'instance'],
-          properties: {
-            type: { type: 'string' },
-            title: { type: 'string' },
-            status: { type: 'integer' },
-            detail: { type: 'string' },
-            instance: { type: 'string' },
-            invalid_params: {
-              type: 'array',
-              items: { type: 'object', properties: { name: { type: 'string' }, reason: { type: 'string' } } },
-            },
-          },
-        },
+        V1Lead: strip(V1Lead),
+        WebhookEndpoint: strip(WebhookEndpoint),
+        WebhookCreateBody: strip(WebhookCreateBody),
+        WebhookUpdateBody: strip(WebhookUpdateBody),
+        LeadCreatedEvent: strip(LeadCreatedEvent),
+        Problem: PROBLEM,
       },
+      headers: HEADERS,
     },
     security: [{ apiKey: [] }],
-    paths: {
-      '/api/pub/v2/leads/search': {
-        post: {
-          operationId: 'searchLeads',
-          requestBody: { required: true, content: json(ref('SearchBody')) },
-          responses: {
-            '200': { description: 'A page of leads.', content: json(page()) },
-            ...problems(
-              'invalid-parameters',
-              'forbidden',
-              'not-found',
-              'payload-too-large',
-              'unsupported-media-type',
-            ),
-            ...common,
-          },
-        },
-      },
-      '/api/pub/v2/leads/changes': {
-        get: {
-          operationId: 'leadChanges',
-          parameters: [
-            { name: 'cursor', in: 'query', schema: { type: 'string' } },
-            {
-              name: 'limit',
-              in: 'query',
-              schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
-            },
-          ],
-          responses: {
-            '200': {
-              description: 'Leads in storage order.',
-              content: json(page({ pollCursor: { type: 'string' } })),
-            },
-            ...problems('invalid-parameters'),
-            ...common,
-          },
-        },
-      },
-      '/api/pub/v2/leads/{leadId}': {
-        get: {
-          operationId: 'getLead',
-          parameters: [
-            { name: 'leadId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
-          ],
-          responses: {
-            '200': {
-              description: 'The lead.',
-              content: json({ type: 'object', properties: { data: ref('V2Lead') } }),
-            },
-            ...problems('not-found'),
-            ...common,
-          },
-        },
-      },
-      '/api/pub/v2/me': {
-        get: {
-          operationId: 'getMe',
-          responses: {
-            '200': {
-              description: 'The key, its member and team, and its scopes.',
-              content: json(ref('V2Me')),
-            },
-            ...common,
-          },
-        },
-      },
-      '/api/pub/v2/leads': {
-        post: {
-          operationId: 'createLead',
-          parameters: [{ name: 'Idempotency-Key', in: 'header', schema: { type: 'string', maxLength: 255 } }],
-          requestBody: { required: true, content: json(ref('CreateBody')) },
-          responses: {
-            '201': {
-              description: 'The lead, created (or replayed).',
-              content: json({ type: 'object', properties: { data: ref('V2Lead') } }),
-            },
-            ...problems(
-              'invalid-parameters',
-              'idempotency-conflict',
-              'payload-too-large',
-              'unsupported-media-type',
-            ),
-            ...common,
-          },
-        },
-      },
-    },
+    paths: { ...v2Paths(), ...webhookPaths(), ...v1Paths(), ...servicePaths() },
+    webhooks: webhookEvents(),
   };
 }
+
+const PROBLEM = {
+  type: 'object',
+  description: 'RFC 9457 problem details: every error of every operation.',
+  required: ['type', 'title', 'status', 'detail', 'instance'],
+  properties: {
+    type: {
+      type: 'string',
+      description: 'A URI per kind of error: /problems/<code>, a page that explains it.',
+    },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string', description: 'What went wrong, for a person.' },
+    instance: { type: 'string', description: 'The request id (X-Request-Id).' },
+    invalid_params: {
+      type: 'array',
+      items: { type: 'object', properties: { name: { type: 'string' }, reason: { type: 'string' } } },
+    },
+    successor: {
+      type: 'object',
+      description: 'v1 retirement problems: the v2 request that replaces the call.',
+    },
+  },
+  examples: [
+    {
+      type: 'https://leads.example.com/problems/invalid-parameters',
+      title: 'Invalid parameters',
+      status: 400,
+      detail: 'start: must be a decimal integer without sign, fraction or exponent',
+      instance: '608ef365-2754-4909-98dc-118ff03e12f0',
+      invalid_params: [
+        { name: 'start', reason: 'must be a decimal integer without sign, fraction or exponent' },
+      ],
+    },
+  ],
+};
 
 /** A TypeBox schema as plain JSON Schema (its symbol-keyed metadata dropped). */
 function strip(schema: unknown): unknown {

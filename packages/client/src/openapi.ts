@@ -13,6 +13,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /**
+         * Search leads: one scope, filters, text clauses, a keyset cursor
+         * @description The successor of every v1 operation (docs/v2.md, docs/v1-migration.md).
+         */
         post: operations["searchLeads"];
         delete?: never;
         options?: never;
@@ -27,6 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /**
+         * Every lead the key may see, in the order they were stored
+         * @description Follow `nextCursor` while it is given; once it is null, poll on later from `pollCursor`. Late uploads appear after everything stored before them.
+         */
         get: operations["leadChanges"];
         put?: never;
         post?: never;
@@ -43,6 +51,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** One lead by its leadId */
         get: operations["getLead"];
         put?: never;
         post?: never;
@@ -59,6 +68,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
+        /** The key, its member, team, role and scopes */
         get: operations["getMe"];
         put?: never;
         post?: never;
@@ -77,6 +87,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
+        /** Create a lead for the key’s member */
         post: operations["createLead"];
         delete?: never;
         options?: never;
@@ -84,8 +95,378 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pub/v2/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team’s webhook endpoints
+         * @description Team admins only; an endpoint of another team is `404`.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Register an endpoint; the answer shows its secret, once
+         * @description Team admins only; an endpoint of another team is `404`.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/v2/webhooks/{endpointId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One endpoint
+         * @description Team admins only; an endpoint of another team is `404`.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove an endpoint
+         * @description Team admins only; an endpoint of another team is `404`.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Change an endpoint’s URL, events, filters, or enable/disable it
+         * @description Team admins only; an endpoint of another team is `404`.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/pub/v2/webhooks/{endpointId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new secret; the old one keeps signing during the grace period
+         * @description Team admins only; an endpoint of another team is `404`.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/leads/getLastLead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s most recent lead
+         * @deprecated
+         * @description `[]` or `[lead]`: the greatest `epoch` among the key’s member’s leads (equal epochs: the one stored last).
+         *
+         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {assignedMemberIds: [<your member id>]}`, `sort: {field: "timestamp", direction: "DESC"}`, `limit: 1` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
+         */
+        get: operations["getLastLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/leads/getLastLeadTeam": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team’s most recent lead (team admins)
+         * @deprecated
+         * @description `[]` or `[lead]` over every lead of the key’s team; other roles get `403`.
+         *
+         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {teamId: <your team id>}`, `sort: {field: "timestamp", direction: "DESC"}`, `limit: 1` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
+         */
+        get: operations["getLastLeadTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/leads/getLastLeadSubTeam": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A subteam’s most recent lead (team admins, that subteam’s admins)
+         * @deprecated
+         * @description Over the leads of the subteam’s current members. A subteam that does not exist or belongs to another team is `404` alike.
+         *
+         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {subteamIds: [<subTeamId>]}`, `sort: {field: "timestamp", direction: "DESC"}`, `limit: 1` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
+         */
+        get: operations["getLastLeadSubTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/leads/getLeadsTimeRange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s leads in a range, oldest first
+         * @deprecated
+         * @description Every lead with `start <= epoch < end`, ascending by `epoch` (ties in storage order), streamed whole: no page, no cap.
+         *
+         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {assignedMemberIds: [<your member id>], startTime, endTime}`, `sort: {field: "timestamp", direction: "ASC"}`, following `nextCursor` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
+         */
+        get: operations["getLeadsTimeRange"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/leads/getLeadsTimeRangeForTeam": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team’s leads in a range, oldest first (team admins)
+         * @deprecated
+         * @description As getLeadsTimeRange, over every lead of the key’s team.
+         *
+         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {teamId: <your team id>, startTime, endTime}`, `sort: {field: "timestamp", direction: "ASC"}`, following `nextCursor` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
+         */
+        get: operations["getLeadsTimeRangeForTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/v1/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The v1 retirement report of the caller’s team (team admins)
+         * @description Every key of the team with its v1 and v2 calls in the window, and the team’s v1 calls per day: the data of the admin page and of `leadline v1 report`.
+         */
+        get: operations["v1Report"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: the store answers (a load balancer’s check)
+         * @description `replica` (with DATABASE_READ_URL) and `redis` (with REDIS_URL) report those parts; Redis down leaves the instance ready, its counters fall back to memory.
+         */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["openApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/problems/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a problem type means: each problem’s `type` URI is this page */
+        get: operations["problemPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the documentation (HTML; the Markdown source with Accept: text/markdown) */
+        get: operations["docPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics (only with LEADLINE_METRICS_TOKEN; or on LEADLINE_METRICS_PORT instead)
+         * @description Off by default. With `LEADLINE_METRICS_TOKEN` set, served here to `Authorization: Bearer <token>` only; with `LEADLINE_METRICS_PORT`, on a listener of its own. The metrics: docs/operations.md.
+         */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pages’ style sheet and scripts */
+        get: operations["pageAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/admin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The admin page: the v1 report of a team */
+        get: operations["adminPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "lead.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A lead entered the store (v2 creation or import)
+         * @description POSTed to every enabled endpoint of the lead’s team whose filters match. Any 2xx within 10 s is success; anything else is retried on the Standard Webhooks schedule; 410 disables the endpoint.
+         */
+        post: operations["leadCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         SearchBody: {
@@ -253,22 +634,208 @@ export interface components {
                 scopes: ("leads:read:own" | "leads:read:subteams" | "leads:read:team" | "leads:create" | "v1")[];
             };
         };
+        V1Lead: {
+            id: string;
+            epoch: number;
+            time: string;
+            userId: number;
+            userEmail: string;
+            userPid: string;
+            isManual?: boolean;
+            name?: string;
+            company?: string;
+            jobTitle?: string;
+            email?: string;
+            number?: string;
+            address?: string;
+            website?: string;
+            linkedIn?: string;
+            image?: string;
+            card?: string;
+            note?: string;
+            bio?: string;
+            location?: string;
+            url?: string;
+            hash?: string;
+            isLoggedIn?: string;
+            /** @description numeric text */
+            views?: string;
+            /** @description numeric text */
+            pops?: string;
+            /** @description numeric text */
+            pro?: string;
+            /** @description numeric text */
+            mode?: string;
+            /** @description numeric text */
+            v?: string;
+            isLead?: boolean;
+            apptoapp?: boolean;
+            isScan?: boolean;
+            isRoll?: boolean;
+            noService?: boolean;
+            /** @description decimal degrees */
+            lat?: string;
+            /** @description decimal degrees */
+            long?: string;
+            fullContact?: {
+                twitter?: string;
+                linkedin?: string;
+            };
+            attachments?: unknown[];
+            crm?: {
+                [key: string]: unknown;
+            };
+        };
+        WebhookEndpoint: {
+            /** Format: uuid */
+            id: string;
+            url: string;
+            description: string | null;
+            eventTypes: string[];
+            memberIds: number[] | null;
+            subteamIds: number[] | null;
+            enabled: boolean;
+            /** @description Why leadline disabled the endpoint (410 Gone, failing too long); null otherwise. */
+            disabledReason: string | null;
+            createdAt: string;
+            updatedAt: string;
+            /** @description The signing secret (`whsec_…`): in the answers to creation and rotation only, never again. */
+            secret?: string;
+        };
+        WebhookCreateBody: {
+            /** @description Where events are POSTed: https, on a public address (http and private addresses only when the operator allows them). */
+            url: string;
+            /** @description A note for people; not sent anywhere. */
+            description?: string | null;
+            /** @description The events this endpoint receives. Default: every type. */
+            eventTypes?: "lead.created"[];
+            /** @description Only leads collected by these members of the team; null: every member. */
+            memberIds?: number[] | null;
+            /** @description Only leads collected by a current member of these subteams; null: every subteam. With memberIds: either's leads. */
+            subteamIds?: number[] | null;
+        };
+        /** @description The members to change; the others stay. */
+        WebhookUpdateBody: {
+            /** @description Where events are POSTed: https, on a public address (http and private addresses only when the operator allows them). */
+            url?: string;
+            /** @description A note for people; not sent anywhere. */
+            description?: string | null;
+            /** @description The events this endpoint receives. Default: every type. */
+            eventTypes?: "lead.created"[];
+            /** @description Only leads collected by these members of the team; null: every member. */
+            memberIds?: number[] | null;
+            /** @description Only leads collected by a current member of these subteams; null: every subteam. With memberIds: either's leads. */
+            subteamIds?: number[] | null;
+            /** @description false stops deliveries; true starts them again (and clears disabledReason). */
+            enabled?: boolean;
+        };
+        /** @description The lead as GET /api/pub/v2/leads/{leadId} returns it. */
+        LeadCreatedEvent: {
+            /** @constant */
+            type: "lead.created";
+            /** @description When the lead was stored (ISO-8601 UTC). */
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                leadId: string;
+                /** @description The v1 `id`. */
+                legacyLeadId: string;
+                /** @description The collecting member (v1 userId). */
+                assignedMembers: number[];
+                /**
+                 * @description How the lead was collected.
+                 * @enum {unknown}
+                 */
+                leadSource: "APP_TO_APP" | "PROFILE_CONNECTION" | "BUSINESS_CARD_SCAN" | "QR_CODE_SCAN" | "MANUAL";
+                /** @description v1 epoch as ISO-8601 UTC with milliseconds. */
+                captureDatetime: string;
+                /** @description When the service stored the lead. */
+                createdAt: string;
+                systemFields: {
+                    firstName: string | null;
+                    lastName: string | null;
+                    fullName: string | null;
+                    email: string | null;
+                    phone: string | null;
+                    companyName: string | null;
+                    jobTitle: string | null;
+                    website: string | null;
+                    linkedinUrl: string | null;
+                    twitterUrl: string | null;
+                    address: string | null;
+                    note: string | null;
+                    bio: string | null;
+                    profileImageUrl: string | null;
+                    businessCardImageUrl: string | null;
+                    location: {
+                        label: string | null;
+                        latitude: number | null;
+                        longitude: number | null;
+                    } | null;
+                    userPid: string;
+                };
+                /** @description Every v1 member without a v2 field of its own, verbatim (time, userEmail, flags, counters, crm, …), and lat/long as their v1 text (consent only). */
+                v1Fields: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /**
+         * @description RFC 9457 problem details: every error of every operation.
+         * @example {
+         *       "type": "https://leads.example.com/problems/invalid-parameters",
+         *       "title": "Invalid parameters",
+         *       "status": 400,
+         *       "detail": "start: must be a decimal integer without sign, fraction or exponent",
+         *       "instance": "608ef365-2754-4909-98dc-118ff03e12f0",
+         *       "invalid_params": [
+         *         {
+         *           "name": "start",
+         *           "reason": "must be a decimal integer without sign, fraction or exponent"
+         *         }
+         *       ]
+         *     }
+         */
         Problem: {
+            /** @description A URI per kind of error: /problems/<code>, a page that explains it. */
             type: string;
             title: string;
             status: number;
+            /** @description What went wrong, for a person. */
             detail: string;
+            /** @description The request id (X-Request-Id). */
             instance: string;
             invalid_params?: {
                 name?: string;
                 reason?: string;
             }[];
+            /** @description v1 retirement problems: the v2 request that replaces the call. */
+            successor?: Record<string, never>;
         };
     };
     responses: never;
     parameters: never;
     requestBodies: never;
-    headers: never;
+    headers: {
+        /** @description The request id: the `instance` of a problem, and the id in the server logs. */
+        XRequestId: string;
+        /** @description IETF RateLimit field: the quota policy, requests left `r` and seconds to the window end `t` (the quota is per key, shared by v1 and v2). */
+        RateLimit: string;
+        /** @description IETF RateLimit-Policy field: quota `q` per window of `w` seconds. */
+        RateLimitPolicy: string;
+        /** @description Seconds to wait before trying again. */
+        RetryAfter: number;
+        /** @description RFC 9745: v1 is deprecated since this time (`@` Unix seconds). */
+        Deprecation: string;
+        /** @description RFC 8594: v1 stops answering at this time; sent once a sunset is configured. */
+        Sunset: string;
+        /** @description The migration guide (`rel="deprecation"`), the v2 search reference (`rel="successor-version"`) and, once configured, the sunset notice (`rel="sunset"`). */
+        Link: string;
+        /** @description A validator of the answer: send it back in If-None-Match for a 304 while nothing changed. */
+        ETag: string;
+        /** @description Caching rules of the answer. */
+        CacheControl: string;
+    };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -282,16 +849,97 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "filters": {
+                 *         "teamId": 1,
+                 *         "startTime": "2024-07-01T00:00:00Z",
+                 *         "leadSource": [
+                 *           "BUSINESS_CARD_SCAN"
+                 *         ]
+                 *       },
+                 *       "query": [
+                 *         {
+                 *           "fields": [
+                 *             "fullName",
+                 *             "companyName"
+                 *           ],
+                 *           "value": "spree",
+                 *           "match": "FUZZY"
+                 *         }
+                 *       ],
+                 *       "sort": {
+                 *         "field": "timestamp",
+                 *         "direction": "DESC"
+                 *       },
+                 *       "limit": 100
+                 *     }
+                 */
                 "application/json": components["schemas"]["SearchBody"];
             };
         };
         responses: {
-            /** @description A page of leads. */
+            /** @description A page of leads; `nextCursor` null on the last page. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "leads": [
+                     *           {
+                     *             "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                     *             "legacyLeadId": "30008",
+                     *             "assignedMembers": [
+                     *               1013
+                     *             ],
+                     *             "leadSource": "BUSINESS_CARD_SCAN",
+                     *             "captureDatetime": "2024-07-01T12:10:00.000Z",
+                     *             "createdAt": "2024-07-01T12:11:02.417Z",
+                     *             "systemFields": {
+                     *               "firstName": "Tobi",
+                     *               "lastName": "Berg",
+                     *               "fullName": "Tobi Berg",
+                     *               "email": "tobi@example.com",
+                     *               "phone": null,
+                     *               "companyName": "Spree Leads GmbH",
+                     *               "jobTitle": "Buyer",
+                     *               "website": null,
+                     *               "linkedinUrl": null,
+                     *               "twitterUrl": null,
+                     *               "address": null,
+                     *               "note": null,
+                     *               "bio": null,
+                     *               "profileImageUrl": null,
+                     *               "businessCardImageUrl": null,
+                     *               "location": {
+                     *                 "label": "Berlin",
+                     *                 "latitude": 52.52,
+                     *                 "longitude": 13.405
+                     *               },
+                     *               "userPid": "7013"
+                     *             },
+                     *             "v1Fields": {
+                     *               "time": "2024-07-01 14:10:00",
+                     *               "userEmail": "mia@example.com",
+                     *               "isManual": false,
+                     *               "isScan": true,
+                     *               "isRoll": false,
+                     *               "lat": "52.5200",
+                     *               "long": "13.4050"
+                     *             }
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: {
                             leads: components["schemas"]["V2Lead"][];
@@ -300,72 +948,90 @@ export interface operations {
                     };
                 };
             };
-            /** @description One or more query parameters are missing or malformed; invalid_params names each and why. */
+            /**
+             * @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why.
+             *
+             *     `invalid-request`: The request could not be read.
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key's role does not allow this operation. */
+            /** @description `forbidden`: The key's role does not allow this operation. */
             403: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource for this caller. */
+            /** @description `not-found`: No such resource for this caller. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is too large. */
+            /** @description `payload-too-large`: The request body is too large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Request bodies are JSON: send Content-Type: application/json. */
+            /** @description `unsupported-media-type`: Request bodies are JSON: send Content-Type: application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key used up its quota for the current window; retry after the Retry-After seconds. */
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The store cannot be reached; retry after the Retry-After seconds. */
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -389,6 +1055,10 @@ export interface operations {
             /** @description Leads in storage order. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -401,36 +1071,46 @@ export interface operations {
                     };
                 };
             };
-            /** @description One or more query parameters are missing or malformed; invalid_params names each and why. */
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key used up its quota for the current window; retry after the Retry-After seconds. */
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The store cannot be reached; retry after the Retry-After seconds. */
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -453,44 +1133,104 @@ export interface operations {
             /** @description The lead. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                     *         "legacyLeadId": "30008",
+                     *         "assignedMembers": [
+                     *           1013
+                     *         ],
+                     *         "leadSource": "BUSINESS_CARD_SCAN",
+                     *         "captureDatetime": "2024-07-01T12:10:00.000Z",
+                     *         "createdAt": "2024-07-01T12:11:02.417Z",
+                     *         "systemFields": {
+                     *           "firstName": "Tobi",
+                     *           "lastName": "Berg",
+                     *           "fullName": "Tobi Berg",
+                     *           "email": "tobi@example.com",
+                     *           "phone": null,
+                     *           "companyName": "Spree Leads GmbH",
+                     *           "jobTitle": "Buyer",
+                     *           "website": null,
+                     *           "linkedinUrl": null,
+                     *           "twitterUrl": null,
+                     *           "address": null,
+                     *           "note": null,
+                     *           "bio": null,
+                     *           "profileImageUrl": null,
+                     *           "businessCardImageUrl": null,
+                     *           "location": {
+                     *             "label": "Berlin",
+                     *             "latitude": 52.52,
+                     *             "longitude": 13.405
+                     *           },
+                     *           "userPid": "7013"
+                     *         },
+                     *         "v1Fields": {
+                     *           "time": "2024-07-01 14:10:00",
+                     *           "userEmail": "mia@example.com",
+                     *           "isManual": false,
+                     *           "isScan": true,
+                     *           "isRoll": false,
+                     *           "lat": "52.5200",
+                     *           "long": "13.4050"
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": {
-                        data?: components["schemas"]["V2Lead"];
+                        data: components["schemas"]["V2Lead"];
                     };
                 };
             };
-            /** @description No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such resource for this caller. */
+            /** @description `not-found`: No such resource for this caller. */
             404: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key used up its quota for the current window; retry after the Retry-After seconds. */
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The store cannot be reached; retry after the Retry-After seconds. */
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -511,33 +1251,46 @@ export interface operations {
             /** @description The key, its member and team, and its scopes. */
             200: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["V2Me"];
                 };
             };
-            /** @description No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key used up its quota for the current window; retry after the Retry-After seconds. */
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The store cannot be reached; retry after the Retry-After seconds. */
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -550,6 +1303,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description A retry with the same key and body answers the same lead and stores nothing new. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -557,6 +1311,16 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "leadSource": "PROFILE_CONNECTION",
+                 *       "captureDatetime": "2024-07-01T12:10:00Z",
+                 *       "systemFields": {
+                 *         "fullName": "Ada Lovelace",
+                 *         "email": "ada@example.com"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateBody"];
             };
         };
@@ -564,76 +1328,1907 @@ export interface operations {
             /** @description The lead, created (or replayed). */
             201: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description The lead’s URL. */
+                    Location?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": {
-                        data?: components["schemas"]["V2Lead"];
+                        data: components["schemas"]["V2Lead"];
                     };
                 };
             };
-            /** @description One or more query parameters are missing or malformed; invalid_params names each and why. */
+            /**
+             * @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why.
+             *
+             *     `invalid-request`: The request could not be read.
+             */
             400: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
             401: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description This Idempotency-Key was already used with a different request body; use a new key for a new lead. */
+            /** @description `idempotency-conflict`: This Idempotency-Key was already used with a different request body; use a new key for a new lead. */
             409: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body is too large. */
+            /** @description `payload-too-large`: The request body is too large. */
             413: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Request bodies are JSON: send Content-Type: application/json. */
+            /** @description `unsupported-media-type`: Request bodies are JSON: send Content-Type: application/json. */
             415: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The key used up its quota for the current window; retry after the Retry-After seconds. */
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
             429: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The store cannot be reached; retry after the Retry-After seconds. */
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
             503: {
                 headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints (never their secrets). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            endpoints: components["schemas"]["WebhookEndpoint"][];
+                        };
+                    };
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://crm.example.com/hooks/leadline",
+                 *       "description": "CRM sync",
+                 *       "eventTypes": [
+                 *         "lead.created"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookCreateBody"];
+            };
+        };
+        responses: {
+            /** @description The endpoint, with `secret`: keep it, it is not shown again. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description The endpoint’s URL. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /**
+             * @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why.
+             *
+             *     `invalid-request`: The request could not be read.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Request bodies are JSON: send Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed; nothing more is delivered to it. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "enabled": false
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookUpdateBody"];
+            };
+        };
+        responses: {
+            /** @description The endpoint as it is now. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /**
+             * @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why.
+             *
+             *     `invalid-request`: The request could not be read.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Request bodies are JSON: send Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint with its new `secret`, shown once. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLastLead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of an earlier answer: `304` without a body while the answer is the same. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `[]` or `[lead]`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "30008",
+                     *         "epoch": 1719835800000,
+                     *         "time": "2024-07-01 14:10:00",
+                     *         "userId": 1013,
+                     *         "userEmail": "mia@example.com",
+                     *         "userPid": "7013",
+                     *         "isManual": false,
+                     *         "isScan": true,
+                     *         "isRoll": false,
+                     *         "name": "Tobi Berg",
+                     *         "company": "Spree Leads GmbH",
+                     *         "email": "tobi@example.com"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["V1Lead"][];
+                };
+            };
+            /** @description Not modified: the answer is still the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt`; move to v2 before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use Search Leads (v2); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLastLeadTeam: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of an earlier answer: `304` without a body while the answer is the same. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `[]` or `[lead]`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "30008",
+                     *         "epoch": 1719835800000,
+                     *         "time": "2024-07-01 14:10:00",
+                     *         "userId": 1013,
+                     *         "userEmail": "mia@example.com",
+                     *         "userPid": "7013",
+                     *         "isManual": false,
+                     *         "isScan": true,
+                     *         "isRoll": false,
+                     *         "name": "Tobi Berg",
+                     *         "company": "Spree Leads GmbH",
+                     *         "email": "tobi@example.com"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["V1Lead"][];
+                };
+            };
+            /** @description Not modified: the answer is still the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `forbidden`: The key's role does not allow this operation.
+             *
+             *     `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt`; move to v2 before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use Search Leads (v2); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLastLeadSubTeam: {
+        parameters: {
+            query: {
+                /**
+                 * @description A subteam of the caller’s team: a positive decimal integer, given once.
+                 * @example 2011
+                 */
+                subTeamId: string;
+            };
+            header?: {
+                /** @description The ETag of an earlier answer: `304` without a body while the answer is the same. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `[]` or `[lead]`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "30008",
+                     *         "epoch": 1719835800000,
+                     *         "time": "2024-07-01 14:10:00",
+                     *         "userId": 1013,
+                     *         "userEmail": "mia@example.com",
+                     *         "userPid": "7013",
+                     *         "isManual": false,
+                     *         "isScan": true,
+                     *         "isRoll": false,
+                     *         "name": "Tobi Berg",
+                     *         "company": "Spree Leads GmbH",
+                     *         "email": "tobi@example.com"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["V1Lead"][];
+                };
+            };
+            /** @description Not modified: the answer is still the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `forbidden`: The key's role does not allow this operation.
+             *
+             *     `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt`; move to v2 before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use Search Leads (v2); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLeadsTimeRange: {
+        parameters: {
+            query: {
+                /**
+                 * @description Epoch milliseconds, inclusive: a decimal integer from 0 to 8640000000000000.
+                 * @example 1719792000000
+                 */
+                start: string;
+                /**
+                 * @description Epoch milliseconds, exclusive (half-open range); at least `start`. Without it: every lead from `start` on.
+                 * @example 1719878400000
+                 */
+                end?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "30008",
+                     *         "epoch": 1719835800000,
+                     *         "time": "2024-07-01 14:10:00",
+                     *         "userId": 1013,
+                     *         "userEmail": "mia@example.com",
+                     *         "userPid": "7013",
+                     *         "isManual": false,
+                     *         "isScan": true,
+                     *         "isRoll": false,
+                     *         "name": "Tobi Berg",
+                     *         "company": "Spree Leads GmbH",
+                     *         "email": "tobi@example.com"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["V1Lead"][];
+                };
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt`; move to v2 before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use Search Leads (v2); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLeadsTimeRangeForTeam: {
+        parameters: {
+            query: {
+                /**
+                 * @description Epoch milliseconds, inclusive: a decimal integer from 0 to 8640000000000000.
+                 * @example 1719792000000
+                 */
+                start: string;
+                /**
+                 * @description Epoch milliseconds, exclusive (half-open range); at least `start`. Without it: every lead from `start` on.
+                 * @example 1719878400000
+                 */
+                end?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "30008",
+                     *         "epoch": 1719835800000,
+                     *         "time": "2024-07-01 14:10:00",
+                     *         "userId": 1013,
+                     *         "userEmail": "mia@example.com",
+                     *         "userPid": "7013",
+                     *         "isManual": false,
+                     *         "isScan": true,
+                     *         "isRoll": false,
+                     *         "name": "Tobi Berg",
+                     *         "company": "Spree Leads GmbH",
+                     *         "email": "tobi@example.com"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["V1Lead"][];
+                };
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `forbidden`: The key's role does not allow this operation.
+             *
+             *     `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt`; move to v2 before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use Search Leads (v2); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    v1Report: {
+        parameters: {
+            query?: {
+                /** @description The window in UTC days ending today (default 30). */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description The window the report covers, in UTC days ending today. */
+                        windowDays: number;
+                        /** @description The team’s keys and their use of v1 and v2 in the window (as `leadline v1 report`). */
+                        keys: {
+                            keyId: number;
+                            memberId: number;
+                            /** @description Where the key stands in the migration off v1. */
+                            status: string;
+                            v1Calls: number;
+                            v1ByOperation?: {
+                                [key: string]: number;
+                            };
+                            /** Format: date-time */
+                            v1LastSeen?: string | null;
+                            userAgent?: string | null;
+                            v2Calls: number;
+                        }[];
+                        v1CallsByDay: {
+                            /** Format: date */
+                            day: string;
+                            calls: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ready";
+                        /** @description The read replica’s state and lag. */
+                        replica?: Record<string, never>;
+                        /** @enum {string} */
+                        redis?: "up" | "down";
+                    };
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    openApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAPI 3.1. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    problemPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    docPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example v2 */
+                page: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Prometheus text format. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pageAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example leadline.css */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                    "text/javascript": string;
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    adminPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    leadCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`, one per valid secret (two during a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.created",
+                 *       "timestamp": "2024-07-01T12:11:02.417Z",
+                 *       "data": {
+                 *         "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                 *         "legacyLeadId": "30008",
+                 *         "assignedMembers": [
+                 *           1013
+                 *         ],
+                 *         "leadSource": "BUSINESS_CARD_SCAN",
+                 *         "captureDatetime": "2024-07-01T12:10:00.000Z",
+                 *         "createdAt": "2024-07-01T12:11:02.417Z",
+                 *         "systemFields": {
+                 *           "firstName": "Tobi",
+                 *           "lastName": "Berg",
+                 *           "fullName": "Tobi Berg",
+                 *           "email": "tobi@example.com",
+                 *           "phone": null,
+                 *           "companyName": "Spree Leads GmbH",
+                 *           "jobTitle": "Buyer",
+                 *           "website": null,
+                 *           "linkedinUrl": null,
+                 *           "twitterUrl": null,
+                 *           "address": null,
+                 *           "note": null,
+                 *           "bio": null,
+                 *           "profileImageUrl": null,
+                 *           "businessCardImageUrl": null,
+                 *           "location": {
+                 *             "label": "Berlin",
+                 *             "latitude": 52.52,
+                 *             "longitude": 13.405
+                 *           },
+                 *           "userPid": "7013"
+                 *         },
+                 *         "v1Fields": {
+                 *           "time": "2024-07-01 14:10:00",
+                 *           "userEmail": "mia@example.com",
+                 *           "isManual": false,
+                 *           "isScan": true,
+                 *           "isRoll": false,
+                 *           "lat": "52.5200",
+                 *           "long": "13.4050"
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

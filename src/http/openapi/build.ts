@@ -1,0 +1,94 @@
+import type { ErrorCode } from '../../domain/errors.js';
+import { PROBLEMS } from '../problem.js';
+
+/**
+ * The small vocabulary the OpenAPI document is written in (src/http/openapi.ts assembles it):
+ * references, JSON bodies, responses per problem code, and the response headers leadline sends.
+ * Each part of the API (v1.ts, v2.ts, service.ts …) builds its paths from these.
+ */
+
+export type Json = Record<string, unknown>;
+
+export const ref = (name: string): Json => ({ $ref: `#/components/schemas/${name}` });
+export const json = (schema: unknown, example?: unknown): Json => ({
+  'application/json': example === undefined ? { schema } : { schema, example },
+});
+export const headerRef = (name: string): Json => ({ $ref: `#/components/headers/${name}` });
+
+/** Headers every answer to an authenticated caller carries (v1 and v2). */
+export const QUOTA_HEADERS = {
+  RateLimit: headerRef('RateLimit'),
+  'RateLimit-Policy': headerRef('RateLimitPolicy'),
+};
+/** Headers every answer carries. */
+export const COMMON_HEADERS = { 'X-Request-Id': headerRef('XRequestId') };
+
+/**
+ * The responses of some problem codes, grouped by status: codes sharing a status (403
+ * forbidden, 403 v1-closed-to-new-integrations) are one response whose description names each
+ * `type`. `headers` are added to every one of them.
+ */
+export function problems(codes: ErrorCode[], headers: Json = {}): Record<string, Json> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = PROBLEMS[code].status;
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<string, Json> = {};
+  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const retry = group.some((c) => RETRY_AFTER.has(c)) ? { 'Retry-After': headerRef('RetryAfter') } : {};
+    out[String(status)] = {
+      description: group.map((c) => `\`${c}\`: ${PROBLEMS[c].description}`).join('\n\n'),
+      headers: { ...COMMON_HEADERS, ...retry, ...headers },
+      content: { 'application/problem+json': { schema: ref('Problem') } },
+    };
+  }
+  return out;
+}
+
+/** Problem codes whose answers carry Retry-After. */
+const RETRY_AFTER = new Set<ErrorCode>([
+  'rate-limited',
+  'auth-throttled',
+  'store-unavailable',
+  'v1-brownout',
+]);
+
+/** components.headers: what each response header means. */
+export const HEADERS: Json = {
+  XRequestId: {
+    description: 'The request id: the `instance` of a problem, and the id in the server logs.',
+    schema: { type: 'string' },
+  },
+  RateLimit: {
+    description:
+      'IETF RateLimit field: the quota policy, requests left `r` and seconds to the window end `t` (the quota is per key, shared by v1 and v2).',
+    schema: { type: 'string', examples: ['"default";r=599;t=42'] },
+  },
+  RateLimitPolicy: {
+    description: 'IETF RateLimit-Policy field: quota `q` per window of `w` seconds.',
+    schema: { type: 'string', examples: ['"default";q=600;w=60'] },
+  },
+  RetryAfter: {
+    description: 'Seconds to wait before trying again.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  Deprecation: {
+    description: 'RFC 9745: v1 is deprecated since this time (`@` Unix seconds).',
+    schema: { type: 'string', examples: ['@1767225600'] },
+  },
+  Sunset: {
+    description: 'RFC 8594: v1 stops answering at this time; sent once a sunset is configured.',
+    schema: { type: 'string', examples: ['Tue, 01 Jun 2027 00:00:00 GMT'] },
+  },
+  Link: {
+    description:
+      'The migration guide (`rel="deprecation"`), the v2 search reference (`rel="successor-version"`) and, once configured, the sunset notice (`rel="sunset"`).',
+    schema: { type: 'string' },
+  },
+  ETag: {
+    description: 'A validator of the answer: send it back in If-None-Match for a 304 while nothing changed.',
+    schema: { type: 'string' },
+  },
+  CacheControl: { description: 'Caching rules of the answer.', schema: { type: 'string' } },
+};

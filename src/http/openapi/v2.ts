@@ -1,0 +1,189 @@
+import type { ErrorCode } from '../../domain/errors.js';
+import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS, ref } from './build.js';
+
+/** v2 in the OpenAPI document: search, the change feed, get, create and the key's own view. */
+
+const OK_HEADERS = { ...COMMON_HEADERS, ...QUOTA_HEADERS, 'Cache-Control': headerRef('CacheControl') };
+const COMMON: ErrorCode[] = ['unauthorized', 'rate-limited', 'auth-throttled', 'store-unavailable'];
+
+export const V2_LEAD_EXAMPLE = {
+  leadId: '01906a3c-4f2e-7a10-8b3c-2d4e5f607182',
+  legacyLeadId: '30008',
+  assignedMembers: [1013],
+  leadSource: 'BUSINESS_CARD_SCAN',
+  captureDatetime: '2024-07-01T12:10:00.000Z',
+  createdAt: '2024-07-01T12:11:02.417Z',
+  systemFields: {
+    firstName: 'Tobi',
+    lastName: 'Berg',
+    fullName: 'Tobi Berg',
+    email: 'tobi@example.com',
+    phone: null,
+    companyName: 'Spree Leads GmbH',
+    jobTitle: 'Buyer',
+    website: null,
+    linkedinUrl: null,
+    twitterUrl: null,
+    address: null,
+    note: null,
+    bio: null,
+    profileImageUrl: null,
+    businessCardImageUrl: null,
+    location: { label: 'Berlin', latitude: 52.52, longitude: 13.405 },
+    userPid: '7013',
+  },
+  v1Fields: {
+    time: '2024-07-01 14:10:00',
+    userEmail: 'mia@example.com',
+    isManual: false,
+    isScan: true,
+    isRoll: false,
+    lat: '52.5200',
+    long: '13.4050',
+  },
+};
+
+const page = (extra: Json = {}): Json => ({
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'object',
+      required: ['leads', 'nextCursor', ...Object.keys(extra)],
+      properties: {
+        leads: { type: 'array', items: ref('V2Lead') },
+        nextCursor: { type: ['string', 'null'] },
+        ...extra,
+      },
+    },
+  },
+});
+const one = { type: 'object', required: ['data'], properties: { data: ref('V2Lead') } };
+
+export function v2Paths(): Record<string, Json> {
+  const op = (operationId: string, summary: string, rest: Json): Json => ({
+    operationId,
+    tags: ['v2'],
+    summary,
+    ...rest,
+  });
+  return {
+    '/api/pub/v2/leads/search': {
+      post: op('searchLeads', 'Search leads: one scope, filters, text clauses, a keyset cursor', {
+        description: 'The successor of every v1 operation (docs/v2.md, docs/v1-migration.md).',
+        requestBody: {
+          required: true,
+          content: json(ref('SearchBody'), {
+            filters: { teamId: 1, startTime: '2024-07-01T00:00:00Z', leadSource: ['BUSINESS_CARD_SCAN'] },
+            query: [{ fields: ['fullName', 'companyName'], value: 'spree', match: 'FUZZY' }],
+            sort: { field: 'timestamp', direction: 'DESC' },
+            limit: 100,
+          }),
+        },
+        responses: {
+          '200': {
+            description: 'A page of leads; `nextCursor` null on the last page.',
+            headers: OK_HEADERS,
+            content: json(page(), { data: { leads: [V2_LEAD_EXAMPLE], nextCursor: null } }),
+          },
+          ...problems([
+            'invalid-parameters',
+            'invalid-request',
+            'forbidden',
+            'not-found',
+            'payload-too-large',
+            'unsupported-media-type',
+            ...COMMON,
+          ]),
+        },
+      }),
+    },
+    '/api/pub/v2/leads/changes': {
+      get: op('leadChanges', 'Every lead the key may see, in the order they were stored', {
+        description:
+          'Follow `nextCursor` while it is given; once it is null, poll on later from `pollCursor`. Late uploads appear after everything stored before them.',
+        parameters: [
+          { name: 'cursor', in: 'query', schema: { type: 'string' } },
+          {
+            name: 'limit',
+            in: 'query',
+            schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'Leads in storage order.',
+            headers: OK_HEADERS,
+            content: json(page({ pollCursor: { type: 'string' } })),
+          },
+          ...problems(['invalid-parameters', ...COMMON]),
+        },
+      }),
+    },
+    '/api/pub/v2/leads/{leadId}': {
+      get: op('getLead', 'One lead by its leadId', {
+        parameters: [
+          { name: 'leadId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+        ],
+        responses: {
+          '200': {
+            description: 'The lead.',
+            headers: OK_HEADERS,
+            content: json(one, { data: V2_LEAD_EXAMPLE }),
+          },
+          ...problems(['not-found', ...COMMON]),
+        },
+      }),
+    },
+    '/api/pub/v2/me': {
+      get: op('getMe', 'The key, its member, team, role and scopes', {
+        responses: {
+          '200': {
+            description: 'The key, its member and team, and its scopes.',
+            headers: OK_HEADERS,
+            content: json(ref('V2Me')),
+          },
+          ...problems(COMMON),
+        },
+      }),
+    },
+    '/api/pub/v2/leads': {
+      post: op('createLead', 'Create a lead for the key’s member', {
+        parameters: [
+          {
+            name: 'Idempotency-Key',
+            in: 'header',
+            description: 'A retry with the same key and body answers the same lead and stores nothing new.',
+            schema: { type: 'string', maxLength: 255 },
+          },
+        ],
+        requestBody: {
+          required: true,
+          content: json(ref('CreateBody'), {
+            leadSource: 'PROFILE_CONNECTION',
+            captureDatetime: '2024-07-01T12:10:00Z',
+            systemFields: { fullName: 'Ada Lovelace', email: 'ada@example.com' },
+          }),
+        },
+        responses: {
+          '201': {
+            description: 'The lead, created (or replayed).',
+            headers: {
+              ...OK_HEADERS,
+              Location: { description: 'The lead’s URL.', schema: { type: 'string' } },
+            },
+            content: json(one),
+          },
+          ...problems([
+            'invalid-parameters',
+            'invalid-request',
+            'idempotency-conflict',
+            'payload-too-large',
+            'unsupported-media-type',
+            ...COMMON,
+          ]),
+        },
+      }),
+    },
+  };
+}

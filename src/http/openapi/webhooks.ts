@@ -1,0 +1,163 @@
+import type { ErrorCode } from '../../domain/errors.js';
+import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS, ref } from './build.js';
+import { V2_LEAD_EXAMPLE } from './v2.js';
+
+/**
+ * Webhooks in the OpenAPI document: the endpoints a team admin registers (paths), and the
+ * events leadline POSTs to them (the document's `webhooks` section), signed per Standard
+ * Webhooks (docs/webhooks.md).
+ */
+
+const OK_HEADERS = { ...COMMON_HEADERS, ...QUOTA_HEADERS, 'Cache-Control': headerRef('CacheControl') };
+const COMMON: ErrorCode[] = [
+  'unauthorized',
+  'forbidden',
+  'rate-limited',
+  'auth-throttled',
+  'store-unavailable',
+];
+const BODY_ERRORS: ErrorCode[] = [
+  'invalid-parameters',
+  'invalid-request',
+  'payload-too-large',
+  'unsupported-media-type',
+];
+const ID = { name: 'endpointId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+const one = { type: 'object', required: ['data'], properties: { data: ref('WebhookEndpoint') } };
+
+const op = (operationId: string, summary: string, rest: Json): Json => ({
+  operationId,
+  tags: ['webhooks'],
+  summary,
+  description: 'Team admins only; an endpoint of another team is `404`.',
+  ...rest,
+});
+
+export function webhookPaths(): Record<string, Json> {
+  return {
+    '/api/pub/v2/webhooks': {
+      get: op('listWebhooks', 'The team’s webhook endpoints', {
+        responses: {
+          '200': {
+            description: 'The endpoints (never their secrets).',
+            headers: OK_HEADERS,
+            content: json({
+              type: 'object',
+              required: ['data'],
+              properties: {
+                data: {
+                  type: 'object',
+                  required: ['endpoints'],
+                  properties: { endpoints: { type: 'array', items: ref('WebhookEndpoint') } },
+                },
+              },
+            }),
+          },
+          ...problems(COMMON),
+        },
+      }),
+      post: op('createWebhook', 'Register an endpoint; the answer shows its secret, once', {
+        requestBody: {
+          required: true,
+          content: json(ref('WebhookCreateBody'), {
+            url: 'https://crm.example.com/hooks/leadline',
+            description: 'CRM sync',
+            eventTypes: ['lead.created'],
+          }),
+        },
+        responses: {
+          '201': {
+            description: 'The endpoint, with `secret`: keep it, it is not shown again.',
+            headers: {
+              ...OK_HEADERS,
+              Location: { description: 'The endpoint’s URL.', schema: { type: 'string' } },
+            },
+            content: json(one),
+          },
+          ...problems([...BODY_ERRORS, ...COMMON]),
+        },
+      }),
+    },
+    '/api/pub/v2/webhooks/{endpointId}': {
+      get: op('getWebhook', 'One endpoint', {
+        parameters: [ID],
+        responses: {
+          '200': { description: 'The endpoint.', headers: OK_HEADERS, content: json(one) },
+          ...problems(['not-found', ...COMMON]),
+        },
+      }),
+      patch: op('updateWebhook', 'Change an endpoint’s URL, events, filters, or enable/disable it', {
+        parameters: [ID],
+        requestBody: { required: true, content: json(ref('WebhookUpdateBody'), { enabled: false }) },
+        responses: {
+          '200': { description: 'The endpoint as it is now.', headers: OK_HEADERS, content: json(one) },
+          ...problems(['not-found', ...BODY_ERRORS, ...COMMON]),
+        },
+      }),
+      delete: op('deleteWebhook', 'Remove an endpoint', {
+        parameters: [ID],
+        responses: {
+          '204': { description: 'Removed; nothing more is delivered to it.', headers: COMMON_HEADERS },
+          ...problems(['not-found', ...COMMON]),
+        },
+      }),
+    },
+    '/api/pub/v2/webhooks/{endpointId}/rotate-secret': {
+      post: op('rotateWebhookSecret', 'A new secret; the old one keeps signing during the grace period', {
+        parameters: [ID],
+        responses: {
+          '200': {
+            description: 'The endpoint with its new `secret`, shown once.',
+            headers: OK_HEADERS,
+            content: json(one),
+          },
+          ...problems(['not-found', ...COMMON]),
+        },
+      }),
+    },
+  };
+}
+
+const SIGNATURE_HEADERS = {
+  'webhook-id': {
+    description: 'The event id: the same on every retry of it, so a receiver can drop repeats.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'webhook-timestamp': {
+    description: 'Unix seconds of this attempt.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'webhook-signature': {
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`, one per valid secret (two during a rotation).',
+    required: true,
+    schema: { type: 'string' },
+  },
+};
+
+/** The document's `webhooks` section: what a registered endpoint receives. */
+export function webhookEvents(): Record<string, Json> {
+  return {
+    'lead.created': {
+      post: {
+        operationId: 'leadCreated',
+        tags: ['webhooks'],
+        summary: 'A lead entered the store (v2 creation or import)',
+        description:
+          'POSTed to every enabled endpoint of the lead’s team whose filters match. Any 2xx within 10 s is success; anything else is retried on the Standard Webhooks schedule; 410 disables the endpoint.',
+        parameters: Object.entries(SIGNATURE_HEADERS).map(([name, h]) => ({ name, in: 'header', ...h })),
+        requestBody: {
+          required: true,
+          content: json(ref('LeadCreatedEvent'), {
+            type: 'lead.created',
+            timestamp: '2024-07-01T12:11:02.417Z',
+            data: V2_LEAD_EXAMPLE,
+          }),
+        },
+        responses: { '200': { description: 'Received (any 2xx).' } },
+      },
+    },
+  };
+}
