@@ -35,6 +35,8 @@ export interface AppDeps {
   hostLookup?: HostLookup;
   /** Records requests, v1 calls and refusals (docs/operations.md); absent: no metrics. */
   metrics?: Metrics;
+  /** Makes each request's id (logs, `X-Request-Id`, problem `instance`); default a random UUID. */
+  requestId?: () => string;
 }
 
 /** Builds the HTTP app: no environment, no listening. Tests call `inject()` on it. */
@@ -42,7 +44,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, store } = deps;
   const app = Fastify({
     ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
-    genReqId: () => randomUUID(),
+    genReqId: deps.requestId ?? (() => randomUUID()),
     requestIdHeader: false,
     // Behind a load balancer: whose X-Forwarded-For names the client (docs/scaling.md).
     // A hop count as a function: Fastify's types leave out the number form its runtime takes.

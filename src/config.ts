@@ -48,6 +48,8 @@ export interface Config {
    * the API port behind `Authorization: Bearer <token>`. Neither set: no metrics at all.
    */
   metrics: { port: number | null; host: string; token: string | null };
+  /** OpenTelemetry tracing: on only when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md#tracing). */
+  tracing: { endpoint: string | null; serviceName: string };
   /** Webhooks (docs/webhooks.md). */
   webhooks: WebhookConfig;
 }
@@ -134,6 +136,7 @@ export function loadConfig(
     trustProxy,
     corsOrigins,
     metrics: metricsSettings(get, int, problems),
+    tracing: tracingSettings(env, problems),
     ...importSettings(int),
     webhooks: webhookSettings(get, int, problems),
   };
@@ -152,6 +155,18 @@ function metricsSettings(
   if (token !== null && !/^[\x21-\x7e]{16,}$/.test(token))
     problems.push('LEADLINE_METRICS_TOKEN: expected at least 16 printable characters, no spaces');
   return { port, host: get('LEADLINE_METRICS_HOST') ?? '127.0.0.1', token };
+}
+
+/**
+ * OTEL_EXPORTER_OTLP_ENDPOINT (an http(s) URL) turns tracing on; OTEL_SERVICE_NAME names the
+ * service (default `leadline`). The exporter reads the other OTEL_* variables itself.
+ */
+export function tracingSettings(env: Env = process.env, problems: string[] = []): Config['tracing'] {
+  const { get } = envReader(env, problems);
+  const endpoint = get('OTEL_EXPORTER_OTLP_ENDPOINT') ?? null;
+  if (endpoint !== null && !/^https?:\/\/[^\s/]+/.test(endpoint))
+    problems.push('OTEL_EXPORTER_OTLP_ENDPOINT: expected an http(s) URL');
+  return { endpoint, serviceName: get('OTEL_SERVICE_NAME') ?? 'leadline' };
 }
 
 /** The public URL when LEADLINE_PUBLIC_URL is not set: the service on this machine. */

@@ -7,6 +7,7 @@ import { type Config, defaultPublicUrl } from './config.js';
 import type { Store } from './domain/store.js';
 import { listenMetrics, watchRetirement } from './http/metrics.js';
 import { Metrics } from './metrics/metrics.js';
+import { storeTracer, traceIdOrUuid } from './metrics/tracing.js';
 import { observeStore } from './storage/observed-store.js';
 import { RedisRateLimiter } from './storage/redis-rate-limit.js';
 
@@ -45,11 +46,18 @@ export async function startServer(config: Config, store: Store, logger: Logger):
       ? null
       : await listenMetrics(metrics, config.metrics.host, config.metrics.port);
   if (metricsListener !== null) logger.info(`metrics at ${metricsListener.address}/metrics`);
+  const tracing = config.tracing.endpoint !== null;
+  const tracer = tracing ? storeTracer() : null;
   const { app, address, publicUrl } = await listenApp({
     config,
-    store: metrics === null ? store : observeStore(store, metrics, config.pg.poolMax),
+    store:
+      metrics === null && !tracing
+        ? store
+        : observeStore(store, { metrics, tracer, poolMax: config.pg.poolMax }),
     logger,
     ...(metrics === null ? {} : { metrics }),
+    // With tracing the request id is the trace id: a log line leads to its trace (docs/operations.md).
+    ...(tracing ? { requestId: traceIdOrUuid } : {}),
     ...(redis === null ? {} : { rateLimiter: redis, redisState: () => redis.state() }),
   });
   logger.info({ publicUrl }, `links point at ${publicUrl}`);

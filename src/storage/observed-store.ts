@@ -1,17 +1,23 @@
+import type { Span, Tracer } from '@opentelemetry/api';
 import type { RateLimiter } from '../domain/rate-limit.js';
 import type { Store } from '../domain/store.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { CounterChild, HistogramChild } from '../metrics/series.js';
+import { endStoreSpan, startStoreSpan } from '../metrics/tracing.js';
 import { PostgresStore } from './postgres/postgres-store.js';
 
 /**
- * The store as the server uses it when metrics are on: every call of the lead, directory, key
- * and retirement stores (and the rate limiter's, whose PostgreSQL counters are a query a
- * request) is timed into `leadline_store_query_duration_seconds{operation, engine}`, where
- * `operation` is `<store>.<method>` (`leads.lastOfMember`). Everything else is the store itself.
- * The domain knows nothing of this: it is handed a `Store` like any other.
+ * The store as the server uses it when metrics or tracing are on: every call of the lead,
+ * directory, key and retirement stores (and the rate limiter's, whose PostgreSQL counters are a
+ * query a request) is timed into `leadline_store_query_duration_seconds{operation, engine}`
+ * and/or traced as a span named `operation`: `<store>.<method>` (`leads.lastOfMember`).
+ * Everything else is the store itself. The domain knows nothing of this: it is handed a `Store`
+ * like any other.
  */
-export function observeStore(store: Store, metrics: Metrics, poolMax: number | null): Store {
+export function observeStore(
+  store: Store,
+  { metrics, tracer, poolMax }: { metrics: Metrics | null; tracer: Tracer | null; poolMax: number | null },
+): Store {
   const engine = store.engine;
   let inFlight = 0;
   const track = { start: () => inFlight++, end: () => inFlight-- };
@@ -20,11 +26,15 @@ export function observeStore(store: Store, metrics: Metrics, poolMax: number | n
     for (const name of methodNames(target)) {
       const op = `${group}.${name}`;
       const original = (target as Record<string, unknown>)[name] as (...args: unknown[]) => unknown;
-      const series = {
-        time: metrics.storeQueries.child(op, engine),
-        errors: metrics.storeErrors.child(op, engine),
+      const o: Observer = {
+        series:
+          metrics === null
+            ? null
+            : { time: metrics.storeQueries.child(op, engine), errors: metrics.storeErrors.child(op, engine) },
+        span: tracer === null ? null : () => startStoreSpan(tracer, op, engine),
+        track,
       };
-      (observed as Record<string, unknown>)[name] = wrap(target, original, series, track);
+      (observed as Record<string, unknown>)[name] = wrap(target, original, o);
     }
     return observed;
   };
@@ -38,7 +48,7 @@ export function observeStore(store: Store, metrics: Metrics, poolMax: number | n
         timed('rateLimit', store.createRateLimiter(limit, windowSeconds)),
     },
   });
-  metrics.watchStore({
+  metrics?.watchStore({
     engine,
     poolMax: engine === 'postgres' ? poolMax : null,
     inFlight: () => inFlight,
@@ -65,8 +75,11 @@ function methodNames(target: object): string[] {
   return [...names];
 }
 
-type Series = { time: HistogramChild; errors: CounterChild };
-type Track = { start(): void; end(): void };
+interface Observer {
+  series: { time: HistogramChild; errors: CounterChild } | null;
+  span: (() => Span) | null;
+  track: { start(): void; end(): void };
+}
 
 /**
  * Promises are timed to their settling; async iterables (range reads) batch by batch, each
@@ -75,50 +88,61 @@ type Track = { start(): void; end(): void };
 function wrap(
   target: object,
   original: (...args: unknown[]) => unknown,
-  s: Series,
-  track: Track,
+  o: Observer,
 ): (...args: unknown[]) => unknown {
+  // Async generators (range reads) are timed per batch; a span for making one would be noise.
+  const spans = original.constructor.name === 'AsyncGeneratorFunction' ? null : o.span;
   return (...args: unknown[]) => {
+    // Before the call: better-sqlite3 runs the query inside it, synchronously.
     const t0 = performance.now();
+    const span = spans?.() ?? null;
     const result = original.apply(target, args);
     if (result instanceof Promise) {
-      track.start();
+      o.track.start();
       return result.then(
         (value) => {
-          track.end();
-          s.time.observe((performance.now() - t0) / 1000);
+          settled(o, t0, span);
           return value;
         },
         (err: unknown) => {
-          track.end();
-          s.errors.value++;
-          s.time.observe((performance.now() - t0) / 1000);
+          settled(o, t0, span, err ?? new Error('rejected'));
           throw err;
         },
       );
     }
+    if (span !== null) endStoreSpan(span);
     if (result !== null && typeof result === 'object' && Symbol.asyncIterator in result)
-      return timedIterable(result as AsyncIterable<unknown>, s, track);
+      return timedIterable(result as AsyncIterable<unknown>, o);
     return result;
   };
 }
 
-function timedIterable<T>(source: AsyncIterable<T>, s: Series, track: Track): AsyncIterable<T> {
+function settled(o: Observer, t0: number, span: Span | null, err?: unknown): void {
+  o.track.end();
+  if (o.series !== null) {
+    if (err !== undefined) o.series.errors.value++;
+    o.series.time.observe((performance.now() - t0) / 1000);
+  }
+  if (span !== null) endStoreSpan(span, err);
+}
+
+function timedIterable<T>(source: AsyncIterable<T>, o: Observer): AsyncIterable<T> {
   return {
     [Symbol.asyncIterator]() {
       const it = source[Symbol.asyncIterator]();
       return {
         async next() {
           const t0 = performance.now();
-          track.start();
+          const span = o.span?.() ?? null;
+          o.track.start();
+          let failure: unknown;
           try {
             return await it.next();
           } catch (err) {
-            s.errors.value++;
+            failure = err ?? new Error('rejected');
             throw err;
           } finally {
-            track.end();
-            s.time.observe((performance.now() - t0) / 1000);
+            settled(o, t0, span, failure);
           }
         },
         async return(value?: unknown) {

@@ -190,4 +190,15 @@ describe('metrics configuration', () => {
     assert.throws(() => testConfig({ LEADLINE_METRICS_TOKEN: 'short' }), /LEADLINE_METRICS_TOKEN/);
     assert.throws(() => testConfig({ LEADLINE_METRICS_PORT: '70000' }), /LEADLINE_METRICS_PORT/);
   });
+  test('tracing: off unless OTEL_EXPORTER_OTLP_ENDPOINT is set; a URL is required', () => {
+    assert.deepEqual(testConfig().tracing, { endpoint: null, serviceName: 'leadline' });
+    assert.equal(
+      testConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing.endpoint,
+      'http://collector:4318',
+    );
+    assert.throws(
+      () => testConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }),
+      /OTEL_EXPORTER_OTLP_ENDPOINT/,
+    );
+  });
 });

@@ -44,7 +44,11 @@ export async function metricsApp(
 ): Promise<{ app: FastifyInstance; metrics: Metrics }> {
   const config = testConfig({ LEADLINE_METRICS_TOKEN: METRICS_TOKEN, ...env });
   const metrics = new Metrics(store.engine);
-  const app = await buildApp({ config, store: observeStore(store, metrics, config.pg.poolMax), metrics });
+  const app = await buildApp({
+    config,
+    store: observeStore(store, { metrics, tracer: null, poolMax: config.pg.poolMax }),
+    metrics,
+  });
   return { app, metrics };
 }
 
