@@ -1,0 +1,32 @@
+/**
+ * @leadline/client/webhooks: check that a delivery comes from leadline, with the Standard
+ * Webhooks library leadline signs with (docs/webhooks.md).
+ *
+ *   const event = verifyWebhook(secret, await request.text(), request.headers);
+ *   if (event.type === 'lead.created') save(event.data);
+ *
+ * Pass the body exactly as received (the raw text, before any JSON parsing): the signature
+ * covers its bytes. A delivery whose signature, id or timestamp (more than five minutes off)
+ * does not check out throws a WebhookVerificationError; answer it with a 4xx. The same
+ * `webhook-id` may arrive more than once (delivery is at least once): drop repeats by it.
+ */
+import { Webhook } from 'standardwebhooks';
+import type { components } from './openapi.js';
+
+export { WebhookVerificationError } from 'standardwebhooks';
+export type LeadCreatedEvent = components['schemas']['LeadCreatedEvent'];
+
+/** A delivery's headers: a fetch `Headers`, or a Node-style object (names in lower case). */
+export type DeliveryHeaders = Headers | Record<string, string | string[] | undefined>;
+
+const NAMES = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
+
+/** The event of a delivery signed with `secret` (`whsec_…`, as creation or rotation showed it). */
+export function verifyWebhook(secret: string, body: string, headers: DeliveryHeaders): LeadCreatedEvent {
+  const pick = (name: string): string => {
+    const value = headers instanceof Headers ? headers.get(name) : headers[name];
+    return (Array.isArray(value) ? value[0] : value) ?? '';
+  };
+  const signed = Object.fromEntries(NAMES.map((n) => [n, pick(n)]));
+  return new Webhook(secret).verify(body, signed) as LeadCreatedEvent;
+}
