@@ -9,6 +9,7 @@ import type { Store } from './domain/store.js';
 import { UsageLedger } from './domain/usage.js';
 import { adminRoutes } from './http/admin.js';
 import { clientErrorHandler, throttleAuthFailures } from './http/client-limits.js';
+import { consoleRoutes } from './http/console/routes.js';
 import { allowCors } from './http/cors.js';
 import { refuseKeysInPath } from './http/key-in-url.js';
 import { metricsRoute, recordHttpMetrics } from './http/metrics.js';
@@ -137,6 +138,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await v2Routes(app, api);
   await webhookRoutes(app, api, deps.hostLookup ?? systemLookup);
   await adminRoutes(app, api);
+  // The admin console (docs/console.md): its own plugin, under the pages' headers.
+  await app.register(async (scope) => consoleRoutes(scope, api), { prefix: '/console' });
   return app;
 }
 

@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerConsoleCommands } from './console.js';
 import { contextFor } from './context.js';
 import { registerDirectoryCommands } from './directory.js';
 import { registerImportCommand } from './import.js';
@@ -40,5 +41,6 @@ registerSeedCommand(program, withContext);
 registerKeyCommands(program, withContext);
 registerDirectoryCommands(program, withContext);
 registerV1Commands(program, withContext);
+registerConsoleCommands(program, withContext);
 
 await program.parseAsync(process.argv);

@@ -1,0 +1,64 @@
+import type { FastifyInstance } from 'fastify';
+import { parseIsoTime } from '../../config.js';
+import { OPERATOR_ONLY, renderBrownouts } from './brownouts-page.js';
+import {
+  type ConsoleDeps,
+  ConsolePageError,
+  checkCsrf,
+  noStore,
+  notFound,
+  requireOperator,
+  requireSession,
+} from './context.js';
+import { html } from './html.js';
+
+/** A `datetime-local` value (no zone) is read as UTC, as the form says. */
+function utcTime(value: unknown): number | null {
+  if (typeof value !== 'string') return null;
+  const zoned = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value) ? `${value}Z` : value;
+  return parseIsoTime(zoned);
+}
+
+function refuse(detail: string): ConsolePageError {
+  return new ConsolePageError(400, 'Not scheduled', detail);
+}
+
+/** Schedules and removes brownouts, as `leadline v1 brownout add|remove` (operator only). */
+export function brownoutSchedule(app: FastifyInstance, deps: ConsoleDeps): void {
+  app.post('/brownouts', async (request, reply) => {
+    const session = await requireSession(request, deps);
+    checkCsrf(session, request.body);
+    requireOperator(session, OPERATOR_ONLY);
+    const form = request.body as Record<string, unknown>;
+    const startsAt = utcTime(form.starts);
+    const endsAt = utcTime(form.ends);
+    if (startsAt === null || endsAt === null)
+      throw refuse('Give the start and the end as dates and times (UTC).');
+    if (endsAt <= startsAt) throw refuse('The end must come after the start.');
+    const now = deps.now();
+    if (endsAt <= now) throw refuse('The window has already ended.');
+    const text = typeof form.keys === 'string' ? form.keys.trim() : '';
+    let keyIds: number[] | null = null;
+    if (text !== '') {
+      const parts = text.split(/[\s,]+/).filter(Boolean);
+      if (!parts.every((p) => /^[0-9]{1,15}$/.test(p))) throw refuse('Keys are key ids separated by commas.');
+      const known = new Set((await deps.store.keys.list()).map((k) => k.id));
+      const unknown = parts.map(Number).filter((id) => !known.has(id));
+      if (unknown.length > 0) throw refuse(`No key ${unknown.join(', ')}.`);
+      keyIds = [...new Set(parts.map(Number))];
+    }
+    const b = await deps.store.retirement.addBrownout({ startsAt, endsAt, keyIds, createdAt: now });
+    const notice = html`<p role="status" class="notice">Brownout ${b.id} scheduled.</p>`;
+    return noStore(reply).send(await renderBrownouts(deps, session, notice));
+  });
+
+  app.post('/brownouts/:id/remove', async (request, reply) => {
+    const session = await requireSession(request, deps);
+    checkCsrf(session, request.body);
+    requireOperator(session, OPERATOR_ONLY);
+    const { id } = request.params as { id: string };
+    if (!/^[0-9]{1,15}$/.test(id) || !(await deps.store.retirement.removeBrownout(Number(id))))
+      throw notFound();
+    return reply.redirect('/console/brownouts', 303);
+  });
+}

@@ -1,0 +1,59 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { pageHeaders } from '../page-headers.js';
+import { consoleAssets } from './assets.js';
+import { brownoutSchedule } from './brownout-schedule.js';
+import { brownoutsPage } from './brownouts-page.js';
+import { type ConsoleDeps, ConsolePageError, noStore } from './context.js';
+import { html } from './html.js';
+import { keyCreate } from './key-create.js';
+import { keyLegacy } from './key-legacy.js';
+import { keyRevoke } from './key-revoke.js';
+import { keysPage } from './keys-page.js';
+import { page } from './layout.js';
+import { signInRoutes } from './sign-in.js';
+import { v1Csv } from './v1-csv.js';
+import { v1Page } from './v1-page.js';
+
+/** Form posts are small: a label, a few ids. */
+const FORM_LIMIT = 16 * 1024;
+
+/**
+ * The admin console (docs/console.md), under /console: server-rendered pages, forms that POST
+ * with a CSRF token, the pages' CSP and headers (page-headers.ts). Registered as a plugin of its
+ * own so its form parser, error pages and 404 reach no API route.
+ */
+export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
+  await pageHeaders(app);
+  app.addContentTypeParser(
+    'application/x-www-form-urlencoded',
+    { parseAs: 'string', bodyLimit: FORM_LIMIT },
+    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+  );
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    const known = err instanceof ConsolePageError;
+    if (!known) request.log.error({ err }, 'console page failed');
+    const status = known ? err.status : (err.statusCode ?? 500) < 500 ? (err.statusCode ?? 500) : 500;
+    const title = known ? err.title : status < 500 ? 'Not done' : 'Something went wrong';
+    const detail = known
+      ? err.message
+      : status < 500
+        ? err.message
+        : 'The console could not do this now. Try again shortly.';
+    return noStore(reply.status(status)).send(
+      page(title, html`<p>${detail}</p><p><a href="/console/keys">Back to the console</a></p>`),
+    );
+  });
+  app.setNotFoundHandler((_request, reply) =>
+    noStore(reply.status(404)).send(page('Not found', html`<p>There is nothing at this address.</p>`)),
+  );
+  consoleAssets(app);
+  signInRoutes(app, deps);
+  keysPage(app, deps);
+  keyCreate(app, deps);
+  keyRevoke(app, deps);
+  keyLegacy(app, deps);
+  v1Page(app, deps);
+  v1Csv(app, deps);
+  brownoutsPage(app, deps);
+  brownoutSchedule(app, deps);
+}

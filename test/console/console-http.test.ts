@@ -1,0 +1,266 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../src/app.js';
+import { createSignInLink, SESSION_IDLE_MS, SIGN_IN_LINK_MS } from '../../src/domain/console-sign-in.js';
+import { createKey } from '../../src/domain/keys.js';
+import type { Store } from '../../src/domain/store.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
+import { auth, load, testConfig } from '../helpers.js';
+import { csrfOf, form, type Signed, signIn } from './session.js';
+
+/**
+ * Issue 15 §1, §2, §4 through the real app: sign-in links, the session cookie, CSRF, idle
+ * timeout, sign-out, and a team admin confined to their team (URL tampering included).
+ */
+const A = 1521;
+const B = 1522;
+const ADMIN_A = 15211;
+const REP_A = 15212;
+const ADMIN_B = 15221;
+
+for (const engine of enginesUnderTest()) {
+  describe(`console over HTTP [${engine}]`, () => {
+    let made: EngineStore;
+    let store: Store;
+    let app: FastifyInstance;
+    let clock = Date.now();
+    let keyB = { id: 0, key: '' };
+    let a: Signed;
+    before(async () => {
+      made = await makeEngineStore(engine);
+      store = made.store;
+      await load(store, [
+        { type: 'team', id: A, name: 'Team A' },
+        { type: 'team', id: B, name: 'Team B' },
+        { type: 'member', id: ADMIN_A, teamId: A, email: 'admin@a.test', role: 'admin' },
+        { type: 'member', id: REP_A, teamId: A, email: 'rep@a.test', role: 'member' },
+        { type: 'member', id: ADMIN_B, teamId: B, email: 'admin@b.test', role: 'admin' },
+      ]);
+      keyB = await createKey(store, { member: ADMIN_B, label: 'team b secret label' });
+      app = await buildApp({ config: testConfig(), store, now: () => clock });
+      a = await signIn(app, store, ADMIN_A, clock);
+    });
+    after(async () => {
+      await app.close();
+      await made.cleanup();
+    });
+
+    test('opening a link does not spend it; its POST does, once; the cookie is HttpOnly, SameSite=Strict', async () => {
+      const link = await createSignInLink(store, ADMIN_A, clock);
+      const shown = await app.inject({ url: `/console/sign-in/${link.token}` });
+      assert.equal(shown.statusCode, 200);
+      assert.match(String(shown.headers['content-security-policy']), /script-src 'self'/);
+      assert.doesNotMatch(String(shown.headers['content-security-policy']), /unsafe-inline/);
+      const post = () =>
+        app.inject({
+          method: 'POST',
+          url: '/console/sign-in',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: `link=${link.token}`,
+        });
+      const first = await post();
+      assert.equal(first.statusCode, 303);
+      assert.equal(first.headers.location, '/console/keys');
+      const cookie = String(first.headers['set-cookie']);
+      assert.match(cookie, /^leadline_console=[0-9a-f]{64}; Path=\/console; HttpOnly; SameSite=Strict$/);
+      const again = await post();
+      assert.equal(again.statusCode, 400, 'a used link is refused');
+      assert.match(again.body, /already been used/);
+    });
+
+    test('an expired link is refused', async () => {
+      const link = await createSignInLink(store, ADMIN_A, clock - SIGN_IN_LINK_MS - 1);
+      const res = await app.inject({
+        method: 'POST',
+        url: '/console/sign-in',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `link=${link.token}`,
+      });
+      assert.equal(res.statusCode, 400);
+    });
+
+    test('the cookie is Secure when the public URL is https', async () => {
+      const secure = await buildApp({
+        config: testConfig({ LEADLINE_PUBLIC_URL: 'https://leads.example' }),
+        store,
+      });
+      try {
+        const link = await createSignInLink(store, ADMIN_A, Date.now());
+        const res = await secure.inject({
+          method: 'POST',
+          url: '/console/sign-in',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          payload: `link=${link.token}`,
+        });
+        assert.match(String(res.headers['set-cookie']), /; Secure/);
+      } finally {
+        await secure.close();
+      }
+    });
+
+    test('without a session every view is a 401 page, and no API key opens it', async () => {
+      for (const url of ['/console/keys', '/console/v1', '/console/v1.csv', '/console/brownouts']) {
+        const res = await app.inject({ url, headers: auth(keyB.key) });
+        assert.equal(res.statusCode, 401, url);
+        assert.match(String(res.headers['content-type']), /text\/html/);
+      }
+    });
+
+    test("a team admin sees their team's keys only; another team's are not found, by URL too", async () => {
+      const own = await createKey(store, { member: REP_A, label: 'rep key' });
+      const page = await app.inject({ url: '/console/keys', headers: { cookie: a.cookie } });
+      assert.match(page.body, /rep key/);
+      assert.doesNotMatch(page.body, /team b secret label/);
+      assert.doesNotMatch(page.body, new RegExp(keyB.key.slice(0, 12)));
+      for (const url of [
+        `/console/keys?team=${B}`,
+        `/console/v1?team=${B}`,
+        `/console/v1.csv?team=${B}`,
+        `/console/keys/${keyB.id}/revoke`,
+      ]) {
+        const res = await app.inject({ url, headers: { cookie: a.cookie } });
+        assert.equal(res.statusCode, 404, url);
+      }
+      const revoke = await form(app, a, `/console/keys/${keyB.id}/revoke`, { _csrf: a.csrf });
+      assert.equal(revoke.statusCode, 404);
+      const create = await form(app, a, '/console/keys', { _csrf: a.csrf, member: String(ADMIN_B) });
+      assert.equal(create.statusCode, 404, "no key for another team's member");
+      const listB = await store.keys.list(ADMIN_B);
+      assert.deepEqual(
+        listB.map((k) => [k.id, k.revokedAt]),
+        [[keyB.id, null]],
+        "team B's key untouched",
+      );
+      assert.equal((await store.keys.list(ADMIN_B)).length, 1);
+      assert.ok(own.id > 0);
+    });
+
+    test('a change without the CSRF token, or with a wrong one, is refused and changes nothing', async () => {
+      const before = (await store.keys.list(REP_A)).length;
+      for (const fields of [
+        { member: String(REP_A) },
+        { member: String(REP_A), _csrf: '0'.repeat(64) },
+      ] as Record<string, string>[]) {
+        const res = await form(app, a, '/console/keys', fields);
+        assert.equal(res.statusCode, 403);
+      }
+      assert.equal((await store.keys.list(REP_A)).length, before);
+    });
+
+    test('create shows the secret once; the key works; revoke refuses it from then on', async () => {
+      const res = await form(app, a, '/console/keys', {
+        _csrf: a.csrf,
+        member: String(REP_A),
+        label: 'made in console',
+      });
+      assert.equal(res.statusCode, 200);
+      const secret = /id="secret" class="secret-value" value="(llk_[0-9A-Za-z]+)"/.exec(res.body)?.[1];
+      assert.ok(secret, 'the secret is on the page');
+      assert.equal((await app.inject({ url: '/api/pub/v2/me', headers: auth(secret) })).statusCode, 200);
+      const again = await app.inject({ url: '/console/keys', headers: { cookie: a.cookie } });
+      assert.ok(!again.body.includes(secret), 'never shown again');
+      const made = (await store.keys.list(REP_A)).find((k) => k.label === 'made in console')!;
+      const confirm = await app.inject({
+        url: `/console/keys/${made.id}/revoke`,
+        headers: { cookie: a.cookie },
+      });
+      assert.equal(confirm.statusCode, 200);
+      assert.match(confirm.body, /cannot be undone/);
+      const revoked = await form(app, a, `/console/keys/${made.id}/revoke`, { _csrf: csrfOf(confirm.body) });
+      assert.equal(revoked.statusCode, 303);
+      assert.equal((await app.inject({ url: '/api/pub/v2/me', headers: auth(secret) })).statusCode, 401);
+    });
+
+    test('brownouts and the legacy grant are the operator’s', async () => {
+      assert.equal(
+        (await app.inject({ url: '/console/brownouts', headers: { cookie: a.cookie } })).statusCode,
+        403,
+      );
+      const tryAdd = await form(app, a, '/console/brownouts', {
+        _csrf: a.csrf,
+        starts: '2030-01-01T00:00',
+        ends: '2030-01-01T01:00',
+      });
+      assert.equal(tryAdd.statusCode, 403);
+      const own = (await store.keys.list(REP_A))[0]!;
+      const grant = await form(app, a, `/console/keys/${own.id}/legacy-v1`, { _csrf: a.csrf, grant: 'yes' });
+      assert.equal(grant.statusCode, 403);
+      assert.equal((await store.keys.list(REP_A))[0]!.legacyV1, false);
+    });
+
+    test('the operator sees every team, schedules a brownout that v1 honours, and removes it', async () => {
+      const op = await signIn(app, store, null, clock);
+      const keys = await app.inject({ url: '/console/keys', headers: { cookie: op.cookie } });
+      assert.match(keys.body, /team b secret label/);
+      assert.match(keys.body, /rep key/);
+      const v1Key = await createKey(store, { member: ADMIN_B, legacyV1: true });
+      const start = new Date(clock - 60_000).toISOString().slice(0, 16);
+      const end = new Date(clock + 3_600_000).toISOString().slice(0, 16);
+      const added = await form(app, op, '/console/brownouts', {
+        _csrf: op.csrf,
+        starts: start,
+        ends: end,
+        keys: String(v1Key.id),
+      });
+      assert.equal(added.statusCode, 200, added.body);
+      const [b] = (await store.retirement.brownouts()).filter((x) => x.keyIds?.includes(v1Key.id));
+      assert.ok(b);
+      const gone = await app.inject({ url: '/api/pub/leads/getLastLead', headers: auth(v1Key.key) });
+      assert.equal(gone.statusCode, 410);
+      const removed = await form(app, op, `/console/brownouts/${b.id}/remove`, { _csrf: op.csrf });
+      assert.equal(removed.statusCode, 303);
+      assert.equal(
+        (await store.retirement.brownouts()).some((x) => x.id === b.id),
+        false,
+      );
+    });
+
+    test('the v1 view: a chart data block (no inline script), and a CSV export', async () => {
+      const page = await app.inject({ url: '/console/v1?days=7', headers: { cookie: a.cookie } });
+      assert.equal(page.statusCode, 200);
+      const data = JSON.parse(
+        /<script type="application\/json" id="chart-data">([^<]*)<\/script>/.exec(page.body)![1]!,
+      );
+      assert.equal(data.days.length, 7);
+      assert.deepEqual(data.series.map((s: { operation: string }) => s.operation).sort(), [
+        'getLastLead',
+        'getLastLeadSubTeam',
+        'getLastLeadTeam',
+        'getLeadsTimeRange',
+        'getLeadsTimeRangeForTeam',
+      ]);
+      assert.equal(
+        page.body.match(/<script(?![^>]*(src=|type="application\/json"))/g),
+        null,
+        'every script is a file',
+      );
+      const csv = await app.inject({ url: '/console/v1.csv?days=7', headers: { cookie: a.cookie } });
+      assert.match(String(csv.headers['content-type']), /^text\/csv/);
+      assert.match(csv.body, /^keyId,prefix,member,status,v1Calls,getLastLead,/);
+      assert.doesNotMatch(csv.body, /admin@b\.test/);
+    });
+
+    test('a session ends after the idle timeout, and at sign-out', async () => {
+      const s = await signIn(app, store, ADMIN_A, clock);
+      clock += SESSION_IDLE_MS - 1000;
+      assert.equal(
+        (await app.inject({ url: '/console/keys', headers: { cookie: s.cookie } })).statusCode,
+        200,
+      );
+      clock += SESSION_IDLE_MS + 1;
+      assert.equal(
+        (await app.inject({ url: '/console/keys', headers: { cookie: s.cookie } })).statusCode,
+        401,
+      );
+      const t = await signIn(app, store, ADMIN_A, clock);
+      const out = await form(app, t, '/console/sign-out', { _csrf: t.csrf });
+      assert.equal(out.statusCode, 200);
+      assert.match(String(out.headers['set-cookie']), /Max-Age=0/);
+      assert.equal(
+        (await app.inject({ url: '/console/keys', headers: { cookie: t.cookie } })).statusCode,
+        401,
+      );
+    });
+  });
+}
