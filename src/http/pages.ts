@@ -8,6 +8,7 @@ import { openApiDocument } from './openapi.js';
 import { pageAssets } from './page-assets.js';
 import { pageHeaders } from './page-headers.js';
 import { PROBLEMS } from './problem.js';
+import { referencePage } from './reference-page.js';
 
 const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
 const PAGE = /^[a-z0-9-]+$/;
@@ -21,6 +22,7 @@ const PAGE = /^[a-z0-9-]+$/;
 export async function pageRoutes(app: FastifyInstance): Promise<void> {
   await pageHeaders(app);
   pageAssets(app);
+  referencePage(app);
 
   app.get('/problems/:code', async (request, reply) => {
     const { code } = request.params as { code: string };

@@ -150,6 +150,15 @@ export function servicePaths(): Record<string, Json> {
         responses: { '200': html('The page.'), ...problems(['not-found']) },
       },
     },
+    '/docs': {
+      get: {
+        operationId: 'apiReference',
+        tags: ['service'],
+        summary: 'This document as a page to read (Redoc, served from the server’s own files)',
+        security: [],
+        responses: { '200': html('The page.') },
+      },
+    },
     '/docs/{page}': {
       get: {
         operationId: 'docPage',

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { type Browser, chromium } from 'playwright-core';
+import { makeEngineStore } from '../engines.js';
+import { makeApp } from '../helpers.js';
+
+/**
+ * The API reference at /docs (issue 14 §2) in a real browser: Redoc renders the whole OpenAPI
+ * document from the server's own files — no request leaves for another origin, no CSP
+ * violation, no script error — v1's operations are marked deprecated and link to their v2
+ * replacement, and the link leads there (Redoc's footer logo, on Redocly's CDN, is refused by the
+ * page's policy and so never fetched). Chromium from Debian's package, as the other pages.
+ */
+const CHROMIUM = process.env.LEADLINE_CHROMIUM ?? '/usr/bin/chromium';
+
+describe('/docs: the API reference in Chromium', () => {
+  let app: FastifyInstance;
+  let browser: Browser;
+  let base = '';
+  let cleanup: () => Promise<void>;
+  before(async () => {
+    const made = await makeEngineStore('sqlite');
+    cleanup = made.cleanup;
+    app = await makeApp(made.store);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
+  });
+  after(async () => {
+    await browser?.close();
+    await app?.close();
+    await cleanup?.();
+  });
+
+  it('renders every operation from local files, v1 deprecated and pointing at v2', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    const elsewhere: string[] = [];
+    page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+    page.on('console', (msg) => {
+      if (msg.type() === 'error' && !msg.location().url.endsWith('/favicon.ico')) problems.push(msg.text());
+    });
+    // A request to another origin that the policy did not stop (one it stops fails as 'csp').
+    const foreign = (url: string) =>
+      !url.startsWith(base) && !url.startsWith('blob:') && !url.startsWith('data:');
+    page.on('response', (res) => {
+      if (foreign(res.url())) elsewhere.push(res.url());
+    });
+    page.on('requestfailed', (req) => {
+      if (foreign(req.url()) && req.failure()?.errorText !== 'csp') elsewhere.push(req.url());
+    });
+    await page.addInitScript(`window.__violations = [];
+      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`);
+    await page.goto(`${base}/docs`);
+    // Redoc is done when the operations' headings are on the page.
+    await page.waitForSelector('text=getLeadsTimeRangeForTeam', { timeout: 30_000 });
+    const text = await page.evaluate<string>('document.body.innerText');
+    for (const op of ['Search leads', 'getLastLead', 'Register an endpoint', 'lead.created', 'Liveness']) {
+      assert.ok(text.includes(op), `the reference shows ${op}`);
+    }
+    const deprecated = await page.locator('text=Deprecated').count();
+    assert.ok(deprecated >= 5, `the five v1 operations are marked deprecated (${deprecated})`);
+    // The v1 operation's description links to the v2 operation's anchor, and it exists.
+    const link = page.locator('a[href="#tag/v2/operation/searchLeads"]').first();
+    assert.ok((await link.count()) > 0, 'a link to Search Leads');
+    assert.ok((await page.locator('[id="tag/v2/operation/searchLeads"]').count()) > 0, 'its target exists');
+    // Redoc's footer always tries Redocly's logo from their CDN: the policy blocks it, so nothing
+    // leaves the page. That refusal is the only one allowed.
+    const LOGO = 'https://cdn.redoc.ly/redoc/logo-mini.svg';
+    const violations = await page.evaluate<string[]>('window.__violations');
+    assert.deepEqual(
+      violations.filter((v) => v !== `img-src ${LOGO}`),
+      [],
+      'no other CSP violation',
+    );
+    assert.deepEqual(
+      problems.filter((p) => !p.includes(LOGO)),
+      [],
+      'no script error',
+    );
+    assert.deepEqual(elsewhere, [], 'nothing fetched from another origin');
+  });
+
+  it('sends its policy: scripts from the server only, no inline script', async () => {
+    const res = await fetch(`${base}/docs`);
+    const csp = res.headers.get('content-security-policy') ?? '';
+    assert.match(csp, /script-src 'self'(;|$)/);
+    assert.doesNotMatch(csp, /unsafe-eval/);
+    assert.doesNotMatch(await res.text(), /<script>(?!<\/script>)/, 'no inline script');
+  });
+});
