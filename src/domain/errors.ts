@@ -38,7 +38,8 @@ export class AppError extends Error {
   }
 }
 
-export function invalidParams(params: InvalidParam[]): AppError {
-  const detail = params.map((p) => `${p.name}: ${p.reason}`).join('; ');
-  return new AppError('invalid-parameters', detail, { invalid_params: params });
+/** `detail` defaults to `name: reason` pairs; schema errors pass their sentences (schema-errors.ts). */
+export function invalidParams(params: InvalidParam[], detail?: string): AppError {
+  const text = detail ?? params.map((p) => `${p.name}: ${p.reason}`).join('; ');
+  return new AppError('invalid-parameters', text, { invalid_params: params });
 }

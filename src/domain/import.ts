@@ -4,6 +4,7 @@ import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { type ImportConfig, loadImportConfig } from '../config.js';
 import { LeadRecord, MemberRecord, SubteamRecord, TeamRecord } from '../schemas/import-records.js';
+import { describeErrors, type SchemaError } from '../schemas/schema-errors.js';
 import type { Subteam } from './directory.js';
 import { importLines } from './import-lines.js';
 import { captureTimeTooLate } from './instant.js';
@@ -58,38 +59,25 @@ export interface ImportOptions {
   limits?: ImportLimits;
 }
 
-const checkTeam = Compile(TeamRecord);
-const checkMember = Compile(MemberRecord);
-const checkSubteam = Compile(SubteamRecord);
-const checkLead = Compile(LeadRecord);
+/** Each record schema with its compiled check (the schema names the fields an error may mean). */
+const checked = <T extends TSchema>(schema: T) => ({ schema, check: Compile(schema) });
+const checkTeam = checked(TeamRecord);
+const checkMember = checked(MemberRecord);
+const checkSubteam = checked(SubteamRecord);
+const checkLead = checked(LeadRecord);
 const LEAD_BATCH = 1000;
 
 type LeadInput = Static<typeof LeadRecord> & Record<string, unknown>;
 
-/** The first validation error of `value`, as a sentence naming the member. */
-function firstError(
-  check: { Errors(v: unknown): { instancePath: string; message: string; params: unknown }[] },
-  value: unknown,
-): string {
-  const errors = check.Errors(value);
-  const extra = errors.find((e) => (e.params as { additionalProperties?: string[] }).additionalProperties);
-  if (extra !== undefined) {
-    const names = (extra.params as { additionalProperties: string[] }).additionalProperties;
-    return `unknown member ${names.map((n) => JSON.stringify(n)).join(', ')}${extra.instancePath ? ` in ${extra.instancePath.slice(1)}` : ''}`;
-  }
-  const e = errors.find((x) => x.message !== 'schema is false') ?? errors[0];
-  if (e === undefined) return 'invalid record';
-  const where = e.instancePath === '' ? 'record' : e.instancePath.slice(1).replaceAll('/', '.');
-  return `${where} ${e.message}`;
-}
-
+/** `value` if it fits the record schema; else the first error, in the words the API uses (schema-errors.ts). */
 function validate<T extends TSchema>(
-  check: ReturnType<typeof Compile<T>>,
+  { schema, check }: { schema: T; check: ReturnType<typeof Compile<T>> },
   value: unknown,
   source: string,
 ): Static<T> {
-  if (!check.Check(value)) throw new ImportError(source, firstError(check as never, value));
-  return value as Static<T>;
+  if (check.Check(value)) return value as Static<T>;
+  const first = describeErrors(schema, check.Errors(value) as SchemaError[])[0];
+  throw new ImportError(source, first?.sentence.replace(/^the body /, 'the record ') ?? 'invalid record');
 }
 
 /** `null` members mean "no value" (v1 never emits null), so they are dropped before validation. */

@@ -5,8 +5,10 @@ import Type from 'typebox';
  * Frozen: v1 never gains a field. Used to validate imported leads and, in tests, every lead the
  * service returns.
  */
-const NumericText = Type.String({ pattern: '^(-?[0-9]+(\\.[0-9]+)?)?$', description: 'numeric text' });
-const Degrees = Type.String({ pattern: '^-?[0-9]{1,3}(\\.[0-9]+)?$', description: 'decimal degrees' });
+export const NUMERIC_TEXT_PATTERN = '^(-?[0-9]+(\\.[0-9]+)?)?$';
+export const DEGREES_PATTERN = '^-?[0-9]{1,3}(\\.[0-9]+)?$';
+const NumericText = Type.String({ pattern: NUMERIC_TEXT_PATTERN, description: 'numeric text' });
+const Degrees = Type.String({ pattern: DEGREES_PATTERN, description: 'decimal degrees' });
 
 export const V1_STRING_FIELDS = [
   'name',

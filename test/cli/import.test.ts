@@ -126,16 +126,28 @@ for (const engine of enginesUnderTest()) {
         reason: /unknown record type/,
       },
       {
-        name: 'unknown member',
+        name: 'unknown field',
         lines: [JSON.stringify(lead('x', 1, { colour: 'red' }))],
         line: 8,
-        reason: /unknown member "colour"/,
+        reason: /unknown field "colour"/,
+      },
+      {
+        name: 'a field name in the wrong case: the same words as the API, with the field it meant',
+        lines: [JSON.stringify(lead('x', 1, { jobtitle: 'CTO' }))],
+        line: 8,
+        reason: /:8: unknown field "jobtitle" — did you mean "jobTitle"\?$/,
+      },
+      {
+        name: 'coordinates not in degrees: the format in words, not the pattern',
+        lines: [JSON.stringify(lead('x', 1, { lat: 'north' }))],
+        line: 8,
+        reason: /:8: lat must be decimal degrees such as "52\.52" or "-13\.4"$/,
       },
       {
         name: 'id not a string',
         lines: [JSON.stringify(lead('x', 1, { id: 42 }))],
         line: 8,
-        reason: /id must be string/,
+        reason: /id must be a string/,
       },
       {
         name: 'epoch missing',
@@ -147,7 +159,7 @@ for (const engine of enginesUnderTest()) {
         name: 'epoch fractional',
         lines: [JSON.stringify(lead('x', 1.5))],
         line: 8,
-        reason: /epoch must be integer/,
+        reason: /epoch must be an integer/,
       },
       {
         name: 'both kinds',

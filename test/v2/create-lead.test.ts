@@ -170,7 +170,7 @@ for (const engine of enginesUnderTest()) {
     const bad: [string, unknown, string[]][] = [
       ['no contact at all', { leadSource: 'MANUAL', systemFields: { note: 'who?' } }, ['/systemFields']],
       [
-        'an unknown member',
+        'an unknown field',
         { leadSource: 'MANUAL', systemFields: { fullName: 'A', nickname: 'B' } },
         ['/systemFields/nickname'],
       ],
@@ -185,7 +185,7 @@ for (const engine of enginesUnderTest()) {
         { leadSource: 'MANUAL', captureDatetime: '2026-02-29T10:00:00Z', systemFields: { fullName: 'A' } },
         ['/captureDatetime'],
       ],
-      ['no systemFields', { leadSource: 'MANUAL' }, ['/']],
+      ['no systemFields', { leadSource: 'MANUAL' }, ['/systemFields']],
       // R11: a capture time beyond the clock-skew tolerance (default 24 h) would pin "last lead".
       [
         'a capture time in year 9999, at the largest offset',
