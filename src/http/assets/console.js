@@ -34,6 +34,14 @@ function drawChart() {
     height: 260,
     tzDate: (ts) => window.uPlot.tzDate(new Date(ts * 1000), 'Etc/UTC'),
     scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+    // Whole days on the x axis, written as the tables write them (UTC dates).
+    axes: [
+      {
+        incrs: [86400, 2 * 86400, 7 * 86400, 30 * 86400, 365 * 86400],
+        values: (_u, ticks) => ticks.map((t) => new Date(t * 1000).toISOString().slice(0, 10)),
+      },
+      {},
+    ],
     series: [
       { label: 'day' },
       ...series.map((s, i) => ({ label: s.operation, stroke: COLOURS[i % COLOURS.length], width: 2 })),

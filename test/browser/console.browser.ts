@@ -1,0 +1,276 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import type { FastifyInstance } from 'fastify';
+import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import { buildApp } from '../../src/app.js';
+import type { Store } from '../../src/domain/store.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
+import { load, testConfig } from '../helpers.js';
+
+/**
+ * Issue 15 in a real browser (Debian's Chromium through playwright-core, `npm run test:browser`):
+ * a team admin signs in with a link printed by `leadline console link`, creates a key (secret
+ * shown once), the key answers v1 once the operator grants it legacy access in the console, the
+ * v1 view charts its calls, an operator's brownout makes v1 answer 410 for it, the admin revokes
+ * it and it is refused. Tampered URLs, a change without its CSRF token and a used link are
+ * refused. On every view: axe-core finds no serious or critical violation, no request leaves for
+ * another origin, the CSP reports nothing; screenshots at 1280 and 390 px go to
+ * test-results/console/ (docs/console.md).
+ */
+const CHROMIUM = process.env.LEADLINE_CHROMIUM ?? '/usr/bin/chromium';
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SHOTS = `${ROOT}test-results/console/`;
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+const RECORD_VIOLATIONS = `window.__violations = [];
+document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`;
+const A = 1531;
+const B = 1532;
+const UA = 'curl/8.5.0';
+
+/** `leadline console link …` as an operator runs it (the CLI from source, no build needed). */
+function cliLink(location: EngineStore['location'], base: string, who: string[]): string {
+  const where =
+    location.databaseUrl === null ? ['--db', location.dbPath] : ['--database-url', location.databaseUrl];
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', 'src/cli/main.ts', ...where, 'console', 'link', ...who],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, DATABASE_URL: '', LEADLINE_PUBLIC_URL: base },
+      timeout: 60_000,
+    },
+  );
+  assert.equal(r.status, 0, `leadline console link: ${r.stderr}`);
+  const url = r.stdout.split('\n')[0]!;
+  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/console\/sign-in\/[0-9a-f]{64}$/);
+  return url;
+}
+
+for (const engine of enginesUnderTest()) {
+  describe(`the admin console in Chromium [${engine}]`, () => {
+    let made: EngineStore;
+    let store: Store;
+    let app: FastifyInstance;
+    let browser: Browser;
+    let base = '';
+    const foreign: string[] = [];
+    const problems: string[] = [];
+
+    before(async () => {
+      made = await makeEngineStore(engine);
+      store = made.store;
+      await load(store, [
+        { type: 'team', id: A, name: 'Team A' },
+        { type: 'team', id: B, name: 'Team B' },
+        { type: 'member', id: 15311, teamId: A, email: 'ana@a.test', name: 'Ana', role: 'admin' },
+        {
+          type: 'member',
+          id: 15312,
+          teamId: A,
+          email: 'rui@a.test',
+          name: 'Rui',
+          role: 'member',
+          pid: 'p-rui',
+        },
+        { type: 'member', id: 15321, teamId: B, email: 'bo@b.test', role: 'admin' },
+        { type: 'lead', userId: 15312, id: 'l-1', epoch: 1_760_000_000_000, isLead: true },
+      ]);
+      app = await buildApp({ config: testConfig({ LEADLINE_USAGE_FLUSH_MS: '100' }), store });
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+      browser = await chromium.launch({
+        executablePath: CHROMIUM,
+        args: [
+          '--no-sandbox',
+          '--disable-gpu',
+          '--disable-background-networking',
+          '--disable-quic',
+          '--no-first-run',
+          '--disable-component-update',
+          '--disable-sync',
+        ],
+      });
+      mkdirSync(SHOTS, { recursive: true });
+    });
+    after(async () => {
+      await browser?.close();
+      await app?.close();
+      await made?.cleanup();
+    });
+
+    async function context(): Promise<{ ctx: BrowserContext; page: Page }> {
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      await ctx.addInitScript(RECORD_VIOLATIONS);
+      const page = await ctx.newPage();
+      page.on('request', (r) => {
+        if (new URL(r.url()).origin !== base) foreign.push(r.url());
+      });
+      page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+      page.on('console', (m) => {
+        if (/Content.Security.Policy/i.test(m.text())) problems.push(m.text());
+      });
+      page.on('dialog', (d) => void d.accept());
+      return { ctx, page };
+    }
+
+    /** The checks every view gets: CSP quiet, axe clean, screenshots at both widths. */
+    async function checkView(page: Page, name: string): Promise<void> {
+      assert.deepEqual(await page.evaluate<string[]>('window.__violations'), [], `${name}: CSP violations`);
+      await page.evaluate(AXE);
+      const found = await page.evaluate<{ id: string; impact: string; nodes: number }[]>(`axe
+        .run(document, { resultTypes: ['violations'] })
+        .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`);
+      const bad = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+      assert.deepEqual(bad, [], `${name}: axe found ${JSON.stringify(bad)}`);
+      await page.screenshot({ path: `${SHOTS}${name}-1280.png`, fullPage: true });
+      await page.setViewportSize({ width: 390, height: 844 });
+      // The chart follows the window's size on its resize event.
+      await page.waitForTimeout(200);
+      const overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      );
+      const wide = await page.evaluate<string[]>(`[...document.querySelectorAll('body *')]
+        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.scroll'))
+        .map((e) => e.tagName + (e.id ? '#' + e.id : '') + ' ' + Math.round(e.getBoundingClientRect().right))`);
+      assert.ok(
+        overflow <= 1,
+        `${name}: the page scrolls sideways at 390 px (${overflow}px): ${wide.join(', ')}`,
+      );
+      await page.screenshot({ path: `${SHOTS}${name}-390.png`, fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+
+    const v1 = (key: string) =>
+      fetch(`${base}/api/pub/leads/getLastLead`, {
+        headers: { authorization: `Bearer ${key}`, 'user-agent': UA },
+      });
+
+    it('from a sign-in link to a key, its v1 calls charted, a brownout, revocation; isolation and CSRF hold', async () => {
+      const { ctx: adminCtx, page: admin } = await context();
+      const link = cliLink(made.location, base, ['--member', 'ana@a.test']);
+      await admin.goto(link);
+      await checkView(admin, 'sign-in');
+      await admin.getByRole('button', { name: 'Sign in' }).click();
+      await admin.waitForURL(`${base}/console/keys`);
+      await checkView(admin, 'keys');
+
+      await admin.getByLabel('Member').selectOption({ label: 'rui@a.test (Rui)' });
+      await admin.getByLabel(/^Label/).fill('crm sync');
+      await admin.getByRole('button', { name: 'Create key' }).click();
+      const secret = await admin.locator('#secret').inputValue();
+      assert.match(secret, /^llk_[0-9A-Za-z]{36}$/);
+      await checkView(admin, 'key-created');
+      await admin.goto(`${base}/console/keys`);
+      assert.equal(await admin.locator('#secret').count(), 0, 'the secret is shown once');
+      assert.equal(await admin.getByText(secret).count(), 0);
+
+      // Made after the freeze: v1 refuses it until the operator grants legacy access.
+      assert.equal((await v1(secret)).status, 403);
+      const { ctx: opCtx, page: op } = await context();
+      await op.goto(cliLink(made.location, base, ['--operator']));
+      await op.getByRole('button', { name: 'Sign in' }).click();
+      await op.waitForURL(`${base}/console/keys`);
+      await op.goto(`${base}/console/keys?team=${A}`);
+      await op
+        .getByRole('button', { name: new RegExp(`Grant legacy v1 for key ${secret.slice(0, 12)}`) })
+        .click();
+      assert.equal((await v1(secret)).status, 200);
+      assert.equal((await v1(secret)).status, 200);
+
+      // The console shows its calls once the ledger is written (every 100 ms here).
+      await new Promise((r) => setTimeout(r, 400));
+      await admin.goto(`${base}/console/v1?days=7`);
+      await admin.waitForSelector('#chart[data-drawn="true"] canvas');
+      const row = admin.locator('tr', { hasText: `${secret.slice(0, 12)}…` });
+      // Three calls: the refused one before the grant and the two served after it.
+      assert.match(await row.innerText(), new RegExp(`\\t3\\t.*\\t${UA.replaceAll('.', '\\.')}\\t`));
+      await checkView(admin, 'v1');
+
+      // A brownout scheduled by the operator: v1 answers 410 for this key during the window.
+      const id = (await store.keys.list()).find((k) => k.display === secret.slice(0, 12))!.id;
+      await op.goto(`${base}/console/brownouts`);
+      const iso = (ms: number) => new Date(ms).toISOString().slice(0, 16);
+      await op.getByLabel(/^Starts/).fill(iso(Date.now() - 60_000));
+      await op.getByLabel(/^Ends/).fill(iso(Date.now() + 3_600_000));
+      await op.getByLabel(/^Keys/).fill(String(id));
+      await op.getByRole('button', { name: 'Schedule' }).click();
+      await op.getByText(/Brownout \d+ scheduled/).waitFor();
+      await checkView(op, 'brownouts');
+      await new Promise((r) => setTimeout(r, 600));
+      assert.equal((await v1(secret)).status, 410);
+      await op.goto(`${base}/console/v1?team=${A}`);
+      assert.ok((await op.locator('.timeline .brownout-start').count()) >= 1, 'the timeline shows it');
+      await op.goto(`${base}/console/brownouts`);
+      await op
+        .getByRole('button', { name: /^Remove brownout/ })
+        .first()
+        .click();
+      await op.waitForURL(`${base}/console/brownouts`);
+      assert.equal(await op.getByText('No brownout is on now.').count(), 1);
+      await new Promise((r) => setTimeout(r, 600));
+      assert.equal((await v1(secret)).status, 200);
+
+      // Revoke, with confirmation: the key is refused from then on.
+      await admin.goto(`${base}/console/keys`);
+      await admin.locator('tr', { hasText: 'crm sync' }).getByRole('link', { name: 'Revoke…' }).click();
+      await checkView(admin, 'revoke');
+      await admin.getByRole('button', { name: /^Revoke key/ }).click();
+      await admin.waitForURL(`${base}/console/keys`);
+      assert.match(await admin.locator('tr', { hasText: 'crm sync' }).innerText(), /revoked/);
+      assert.equal((await v1(secret)).status, 401);
+
+      // Team B by URL tampering: not found; the operator's page: refused.
+      const bKey = (await store.keys.list()).find((k) => k.teamId === B);
+      for (const url of [
+        `/console/keys?team=${B}`,
+        `/console/v1?team=${B}`,
+        `/console/keys/${bKey?.id ?? 999999}/revoke`,
+      ]) {
+        const res = await admin.goto(`${base}${url}`);
+        assert.equal(res?.status(), 404, url);
+      }
+      assert.equal((await admin.goto(`${base}/console/brownouts`))?.status(), 403);
+
+      // A change without the CSRF token, with the session's cookie: refused, nothing made.
+      const cookie = (await adminCtx.cookies()).find((c) => c.name === 'leadline_console')!;
+      assert.equal(cookie.httpOnly, true);
+      assert.equal(cookie.sameSite, 'Strict');
+      const forged = await fetch(`${base}/console/keys`, {
+        method: 'POST',
+        headers: {
+          cookie: `${cookie.name}=${cookie.value}`,
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        body: 'member=15312&label=forged',
+        redirect: 'manual',
+      });
+      assert.equal(forged.status, 403);
+      assert.equal(
+        (await store.keys.list()).some((k) => k.label === 'forged'),
+        false,
+      );
+
+      // The link is spent; signing out ends the session.
+      const again = await (await browser.newContext()).newPage();
+      await again.goto(link);
+      await again.getByRole('button', { name: 'Sign in' }).click();
+      await again.getByText('Sign-in link not valid').waitFor();
+      await admin.goto(`${base}/console/keys`);
+      await admin.getByRole('button', { name: 'Sign out' }).click();
+      await admin.getByText('You are signed out.').waitFor();
+      await checkView(admin, 'signed-out');
+      assert.equal((await admin.goto(`${base}/console/keys`))?.status(), 401);
+
+      assert.deepEqual(foreign, [], 'no request to another origin');
+      assert.deepEqual(problems, []);
+      await adminCtx.close();
+      await opCtx.close();
+    });
+  });
+}
