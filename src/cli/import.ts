@@ -3,6 +3,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { loadImportConfig } from '../config.js';
 import { fileSource, ImportError, importRecords } from '../domain/import.js';
+import { writeImportMetrics } from '../metrics/import-textfile.js';
 import type { CommandContext } from './context.js';
 
 /** A progress bar on stderr, only when stderr is a terminal (import-format.md: "progress on a terminal"). */
@@ -36,7 +37,8 @@ export function registerImportCommand(program: Command, withContext: CommandCont
     .command('import')
     .description('load NDJSON records (teams, members, subteams, leads) atomically')
     .argument('<file...>', 'NDJSON files; - for standard input')
-    .action((files: string[]) =>
+    .option('--metrics-file <path>', "write the import's figures for node_exporter's textfile collector")
+    .action((files: string[], opts: { metricsFile?: string }) =>
       withContext(async ({ store, out }) => {
         const limits = { ...loadImportConfig(), now: Date.now };
         for (const f of files) {
@@ -50,15 +52,25 @@ export function registerImportCommand(program: Command, withContext: CommandCont
         }
         const bar = out.json ? null : progressBar(files);
         let summary: Awaited<ReturnType<typeof importRecords>>;
+        const t0 = performance.now();
+        const record = async (ok: boolean, leads = 0, newLeads = 0) => {
+          if (opts.metricsFile === undefined) return;
+          const seconds = (performance.now() - t0) / 1000;
+          await writeImportMetrics(opts.metricsFile, { ok, leads, newLeads, seconds, at: Date.now() });
+        };
         try {
           summary = await importRecords(
             store,
             files.map((f) => fileSource(f)),
             { onProgress: (bytes) => bar?.update(bytes), limits },
           );
+        } catch (err) {
+          await record(false);
+          throw err;
         } finally {
           bar?.stop();
         }
+        await record(true, summary.leads, summary.newLeads);
         out.result(
           { files, ...summary },
           `imported ${summary.leads} leads (${summary.newLeads} new), ${summary.teams} teams, ${summary.members} members, ${summary.subteams} subteams`,
