@@ -38,11 +38,13 @@ export function observeStore(
     }
     return observed;
   };
+  const parts: PropertyDescriptorMap = {};
+  for (const name of PARTS) {
+    const part = (store as unknown as Record<string, unknown>)[name];
+    if (part !== null && typeof part === 'object') parts[name] = { value: timed(name, part) };
+  }
   const observed: Store = Object.create(store, {
-    leads: { value: timed('leads', store.leads) },
-    directory: { value: timed('directory', store.directory) },
-    keys: { value: timed('keys', store.keys) },
-    retirement: { value: timed('retirement', store.retirement) },
+    ...parts,
     createRateLimiter: {
       value: (limit: number, windowSeconds: number): RateLimiter =>
         timed('rateLimit', store.createRateLimiter(limit, windowSeconds)),
@@ -58,6 +60,9 @@ export function observeStore(
   });
   return observed;
 }
+
+/** The stores' parts whose calls are timed (a part an engine lacks is skipped). */
+const PARTS = ['leads', 'directory', 'keys', 'retirement', 'webhooks', 'console', 'deliveries'];
 
 /** The methods an implementation offers (its class's and its ancestors'), constructor aside. */
 function methodNames(target: object): string[] {
