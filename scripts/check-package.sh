@@ -28,7 +28,7 @@ tarball="$(ls "$work"/pack/*.tgz)"
 contents="$(tar -tzf "$tarball")"
 for needed in package/bin/leadline.js package/dist/cli/main.js package/dist/storage/sqlite/migrations.js \
   package/dist/storage/postgres/migrations.js package/docs/v1-reference.md package/docs/openapi.json \
-  package/src/http/assets/admin.js package/src/http/assets/leadline.css package/README.md package/CHANGELOG.md \
+  package/src/http/assets/console.js package/src/http/assets/leadline.css package/README.md package/CHANGELOG.md \
   package/LICENSE; do
   grep -qx "$needed" <<<"$contents" || fail "$needed is missing from $(basename "$tarball")"
 done
@@ -97,7 +97,8 @@ expect '"ok"' "$base/healthz"
 expect '"id":"1002"' -H "Authorization: Bearer $key" "$base/api/pub/leads/getLastLead"
 expect '<h1' "$base/docs/v1-reference"                # docs/ found from dist/http/pages.js
 expect 'font' "$base/assets/leadline.css"             # src/http/assets/ found from dist/http/
-expect 'fetch(' "$base/assets/admin.js"
+expect 'drawChart' "$base/console/assets/console.js"   # the console's script, found the same way
+expect 'uPlot' "$base/console/assets/uplot.js"         # the chart library, from the package's node_modules
 
 kill -TERM "$server_pid"
 status=0

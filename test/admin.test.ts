@@ -81,17 +81,11 @@ for (const engine of enginesUnderTest()) {
       }
     });
 
-    it('/admin is a page that reads the report with a key and charts v1 calls per day', async () => {
+    it('/admin takes no key any more: it sends people to the console (issue 15)', async () => {
       const res = await app.inject({ url: '/admin' });
-      assert.equal(res.statusCode, 200);
-      assert.equal(res.headers['content-type'], 'text/html; charset=utf-8');
-      assert.match(res.body, /<svg id="chart"/);
-      // Its script is a file of its own (R17: the page's CSP forbids inline script).
-      assert.match(res.body, /<script src="\/assets\/admin\.js" defer><\/script>/);
-      const script = await app.inject({ url: '/assets/admin.js' });
-      assert.equal(script.statusCode, 200);
-      assert.match(script.body, /\/api\/admin\/v1\/report/);
-      assert.doesNotMatch(script.body, /innerHTML/, 'values are inserted as text');
+      assert.equal(res.statusCode, 301);
+      assert.equal(res.headers.location, '/console/v1');
+      assert.equal((await app.inject({ url: '/assets/admin.js' })).statusCode, 404);
     });
   });
 }

@@ -7,9 +7,15 @@ import { enginesUnderTest, makeEngineStore } from './engines.js';
 import { auth, keyFor, load, makeApp } from './helpers.js';
 import { M, searchRecords } from './v2/search-fixture.js';
 
-/** Every HTML page the service serves: the admin page, each doc, each problem type. */
+/** The console's sign-in page (any link shows it; only its POST checks the link). */
+const SIGN_IN = `/console/sign-in/${'0'.repeat(64)}`;
+
+/**
+ * Every HTML page the service serves without a session: the console's sign-in page, each doc,
+ * each problem type (the console's other pages: test/console/, test/browser/console.browser.ts).
+ */
 const PAGES = [
-  '/admin',
+  SIGN_IN,
   ...readdirSync(new URL('../docs/', import.meta.url))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `/docs/${f.slice(0, -3)}`),
@@ -86,18 +92,29 @@ for (const engine of enginesUnderTest()) {
     });
 
     it("the pages' script and stylesheet are the service's own files, served with their types", async () => {
-      const admin = (await app.inject({ url: '/admin' })).body;
+      const signIn = (await app.inject({ url: SIGN_IN })).body;
       const doc = (await app.inject({ url: '/docs/v2' })).body;
-      const refs = [...`${admin}${doc}`.matchAll(/(?:src|href)="(\/assets\/[^"]+)"/g)].map((m) => m[1]);
-      assert.deepEqual([...new Set(refs)].sort(), ['/assets/admin.js', '/assets/leadline.css']);
-      const js = await app.inject({ url: '/assets/admin.js' });
+      const refs = [...`${signIn}${doc}`.matchAll(/(?:src|href)="(\/(?:console\/)?assets\/[^"]+)"/g)].map(
+        (m) => m[1],
+      );
+      assert.deepEqual([...new Set(refs)].sort(), [
+        '/assets/leadline.css',
+        '/console/assets/console.css',
+        '/console/assets/console.js',
+      ]);
+      const js = await app.inject({ url: '/console/assets/console.js' });
       assert.equal(js.statusCode, 200);
       assert.equal(js.headers['content-type'], 'text/javascript; charset=utf-8');
-      assert.match(js.body, /\/api\/admin\/v1\/report/);
+      assert.doesNotMatch(js.body, /innerHTML/, 'values are inserted as text');
       const css = await app.inject({ url: '/assets/leadline.css' });
       assert.equal(css.statusCode, 200);
       assert.equal(css.headers['content-type'], 'text/css; charset=utf-8');
-      assertPageHeaders(js, '/assets/admin.js');
+      assertPageHeaders(js, '/console/assets/console.js');
+      assert.equal(
+        (await app.inject({ url: '/assets/admin.js' })).statusCode,
+        404,
+        'the key-pasting page is gone',
+      );
       assert.equal((await app.inject({ url: '/assets/../package.json' })).statusCode, 404);
     });
 

@@ -8,6 +8,7 @@ import {
   WebhookUpdateBody,
 } from '../schemas/webhooks.js';
 import { HEADERS } from './openapi/build.js';
+import { consolePaths } from './openapi/console.js';
 import { servicePaths } from './openapi/service.js';
 import { v1Paths } from './openapi/v1.js';
 import { v2Paths } from './openapi/v2.js';
@@ -45,6 +46,11 @@ export function openApiDocument(): Record<string, unknown> {
       },
       { name: 'admin', description: 'The retirement of v1, for team admins.' },
       { name: 'service', description: 'Health, readiness, metrics, documentation pages.' },
+      {
+        name: 'console',
+        description:
+          'The admin console’s pages and forms, for people (docs/console.md): a session cookie from a sign-in link, not an API key.',
+      },
     ],
     components: {
       securitySchemes: {
@@ -72,7 +78,7 @@ export function openApiDocument(): Record<string, unknown> {
       headers: HEADERS,
     },
     security: [{ apiKey: [] }],
-    paths: { ...v2Paths(), ...webhookPaths(), ...v1Paths(), ...servicePaths() },
+    paths: { ...v2Paths(), ...webhookPaths(), ...v1Paths(), ...servicePaths(), ...consolePaths() },
     webhooks: webhookEvents(),
   };
 }

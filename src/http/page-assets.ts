@@ -9,7 +9,6 @@ const ASSETS_DIR = fileURLToPath(new URL('../../src/http/assets/', import.meta.u
 /** Each served file: its URL, the file under src/http/assets/ and its media type. */
 const ASSETS = [
   { url: '/assets/leadline.css', file: 'leadline.css', type: 'text/css; charset=utf-8' },
-  { url: '/assets/admin.js', file: 'admin.js', type: 'text/javascript; charset=utf-8' },
 ] as const;
 
 /**

@@ -2,9 +2,10 @@ import helmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
 
 /**
- * The headers of every page the service serves to browsers (R17): `/admin` keeps a team admin's
- * key in sessionStorage, so no script may run on these pages but the service's own files, no
- * other site may frame them, and no URL leaks through a Referer. The pages hold no inline script,
+ * The headers of every page the service serves to browsers (R17): the console (src/http/console/)
+ * acts for a signed-in team admin or the operator, so no script may run on these pages but the
+ * service's own files, no other site may frame them, and no URL (a sign-in link's included) leaks
+ * through a Referer. The pages hold no inline script,
  * style or event handler (their script and styles are files: src/http/page-assets.ts), so the
  * policy needs no `'unsafe-inline'`, hash or nonce.
  */
@@ -13,7 +14,7 @@ export const PAGE_CSP = {
   scriptSrc: ["'self'"],
   styleSrc: ["'self'"],
   imgSrc: ["'self'"],
-  // The admin page's fetch of /api/admin/v1/report.
+  // Nothing fetches today; a page's own script may call the service.
   connectSrc: ["'self'"],
   formAction: ["'self'"],
   frameAncestors: ["'none'"],

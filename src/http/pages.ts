@@ -2,7 +2,6 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { ErrorCode } from '../domain/errors.js';
-import { ADMIN_PAGE } from './admin-page.js';
 import { escapeHtml, renderDocPage } from './doc-page.js';
 import { openApiDocument } from './openapi.js';
 import { pageAssets } from './page-assets.js';
@@ -15,8 +14,8 @@ const PAGE = /^[a-z0-9-]+$/;
 
 /**
  * Human-readable pages the API points at: each problem type URI, and the docs the v1 `Link`
- * headers name (served as the Markdown they are written in); the admin page; their script and
- * styles. Registered as a plugin of its own: the page headers (CSP and others) reach these
+ * headers name (served as the Markdown they are written in); their styles. Registered as a
+ * plugin of its own: the page headers (CSP and others) reach these
  * routes and no API route.
  */
 export async function pageRoutes(app: FastifyInstance): Promise<void> {
@@ -54,8 +53,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     return reply.type('text/html; charset=utf-8').send(renderDocPage(text));
   });
 
-  // The admin report's page (its API is src/http/admin.ts).
-  app.get('/admin', async (_request, reply) =>
-    reply.type('text/html; charset=utf-8').header('cache-control', 'no-store').send(ADMIN_PAGE),
-  );
+  // The page that took a pasted API key is gone (issue 15): the console's v1 view shows the
+  // same report after signing in with a link (docs/console.md). Its API stays: src/http/admin.ts.
+  app.get('/admin', async (_request, reply) => reply.redirect('/console/v1', 301));
 }

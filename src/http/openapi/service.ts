@@ -2,7 +2,7 @@ import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS } f
 
 /**
  * The rest of what the server answers, in the OpenAPI document: the admin report API, health
- * and readiness, and the pages (docs, problem types, this document, the admin page).
+ * and readiness, and the pages (docs, problem types, this document; the console's: console.ts).
  */
 
 const html = (description: string): Json => ({
@@ -213,9 +213,14 @@ export function servicePaths(): Record<string, Json> {
       get: {
         operationId: 'adminPage',
         tags: ['service'],
-        summary: 'The admin page: the v1 report of a team',
+        summary: 'The former admin page: on to the console’s v1 view (docs/console.md)',
         security: [],
-        responses: { '200': html('The page.') },
+        responses: {
+          '301': {
+            description: 'Moved to /console/v1.',
+            headers: { ...COMMON_HEADERS, Location: { schema: { type: 'string' } } },
+          },
+        },
       },
     },
   };
