@@ -65,14 +65,22 @@ function rangeRequest(
   return { filters, sort: { field: 'timestamp', direction: 'ASC' }, limit };
 }
 
-/** The guide's examples: member 1013, team 101, subteam 2011, start B, end B + 1 h. */
-const GUIDE_EXAMPLES: Record<OpName, Record<string, unknown>> = {
-  getLastLead: lastLeadRequest({ assignedMemberIds: [BERLIN.member] }),
-  getLastLeadTeam: lastLeadRequest({ teamId: BERLIN.id }),
-  getLastLeadSubTeam: lastLeadRequest({ subteamIds: [SUB.berlinField] }),
-  getLeadsTimeRange: rangeRequest({ assignedMemberIds: [BERLIN.member] }, B, B + HOUR),
-  getLeadsTimeRangeForTeam: rangeRequest({ teamId: BERLIN.id }, B, null),
-};
+/** The guide's five requests for a member, a team and a subteam: start B, end B + 1 h. */
+const examples = (ids: {
+  member: number;
+  team: number;
+  subteam: number;
+}): Record<OpName, Record<string, unknown>> => ({
+  getLastLead: lastLeadRequest({ assignedMemberIds: [ids.member] }),
+  getLastLeadTeam: lastLeadRequest({ teamId: ids.team }),
+  getLastLeadSubTeam: lastLeadRequest({ subteamIds: [ids.subteam] }),
+  getLeadsTimeRange: rangeRequest({ assignedMemberIds: [ids.member] }, B, B + HOUR),
+  getLeadsTimeRangeForTeam: rangeRequest({ teamId: ids.team }, B, null),
+});
+/** The guide prints them with the ids of `npm start`'s demo data (so they run as written there). */
+const GUIDE_IDS = { member: 1, team: 1, subteam: 1 };
+/** This test sends the same requests with the fixture's ids: Berlin's member, team and field subteam. */
+const GUIDE_EXAMPLES = examples({ member: BERLIN.member, team: BERLIN.id, subteam: SUB.berlinField });
 
 // ---------------------------------------------------------------------------------------------
 // The oracle: where each v1 member lives in a v2 lead (docs/v2.md "Field mapping from v1").
@@ -488,7 +496,8 @@ for (const engine of enginesUnderTest()) {
     });
 
     test('the guide’s example requests are the test’s requests, and give v1’s answers', async () => {
-      // The examples of docs/v1-migration.md, run as printed.
+      // The examples of docs/v1-migration.md, as printed but for the ids: the demo's member, team
+      // and subteam are the fixture's Berlin ones here (the test above pins the printed JSON).
       const v1Of: Record<OpName, [caller: number, path: string]> = {
         getLastLead: [BERLIN.member, 'getLastLead'],
         getLastLeadTeam: [BERLIN.teamAdmin, 'getLastLeadTeam'],
@@ -496,7 +505,7 @@ for (const engine of enginesUnderTest()) {
         getLeadsTimeRange: [BERLIN.member, `getLeadsTimeRange?start=${B}&end=${B + HOUR}`],
         getLeadsTimeRangeForTeam: [BERLIN.teamAdmin, `getLeadsTimeRangeForTeam?start=${B}`],
       };
-      for (const [op, printed] of Object.entries(guideRequests())) {
+      for (const [op, printed] of Object.entries(GUIDE_EXAMPLES)) {
         const [caller, path] = v1Of[op as OpName];
         const v1 = assertLeads(await call(app, `${V1}${path}`, fx.key(caller)));
         assert.ok(v1.length > 0, `${op}: the example finds leads`);
@@ -720,8 +729,8 @@ function guideRequests(): Record<OpName, Record<string, unknown>> {
 }
 
 describe('docs/v1-migration.md and docs/v2.md', () => {
-  test('each operation’s JSON in the guide is the request this test sends', () => {
-    assert.deepEqual(guideRequests(), GUIDE_EXAMPLES);
+  test('each operation’s JSON in the guide is the request this test sends (the demo ids for the fixture’s)', () => {
+    assert.deepEqual(guideRequests(), examples(GUIDE_IDS));
   });
 
   test('the follow-up page of a range is the same body with a cursor', () => {

@@ -1,0 +1,164 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { enginesUnderTest, makeEngineStore } from './engines.js';
+import { BIN, type ServerProcess, startServerProcess, stopAll } from './server-process.js';
+
+/**
+ * Every shell example in README.md and docs/*.md runs as written against `npm start`'s data.
+ *
+ * For doc writers: every fenced block marked `sh`, `bash` or `shell` is run, in file order, by
+ * one bash per file (so a variable an earlier block sets is there in a later one), with
+ * `set -euo pipefail`: any failing command — a curl answered 4xx/5xx included (curl runs with
+ * `--fail-with-body`), an unset variable — fails the test with the file:line of that command.
+ * The blocks run in an empty directory holding `examples/` (a link to the repository's) against
+ * a fresh store served by `leadline serve --demo`, as after `npm install && npm start`:
+ * `$KEY` is the demo key it printed (the team admin, member 1 of team 1), `npx leadline` is this
+ * checkout's command on the same store, and `http://127.0.0.1:3000` / `localhost:3000` are
+ * rewritten to the port the server got. Mark a block that cannot run here — it installs, starts a
+ * server, runs for minutes, or needs a machine of its own — ```` ```sh no-run ````; show a
+ * command's output in a block marked `text` or `json`. `LEADLINE_DOCS_EXAMPLES=docs/v2.md` runs one
+ * file's blocks.
+ */
+after(() => stopAll());
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const FENCE = /^```(sh|bash|shell)\b(.*)$/;
+
+interface Block {
+  file: string;
+  /** Line of the block's first command in its file (1-based). */
+  line: number;
+  code: string;
+}
+
+export function shellBlocks(file: string, text: string): Block[] {
+  const lines = text.split('\n');
+  const blocks: Block[] = [];
+  for (let i = 0; i < lines.length; i++) {
+    const open = FENCE.exec(lines[i] as string);
+    if (open === null) continue;
+    const end = lines.findIndex((l, j) => j > i && l.startsWith('```'));
+    assert.ok(end > i, `${file}:${i + 1}: the block is never closed`);
+    if (!/\bno-run\b/.test(open[2] ?? ''))
+      blocks.push({ file, line: i + 2, code: lines.slice(i + 1, end).join('\n') });
+    i = end;
+  }
+  return blocks;
+}
+
+const DOCS = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
+/** `LEADLINE_DOCS_EXAMPLES=docs/v2.md` runs one file's examples (while writing it). */
+const only = process.env.LEADLINE_DOCS_EXAMPLES;
+const byFile = DOCS.filter((f) => only === undefined || only === '' || f === only)
+  .map((file) => shellBlocks(file, readFileSync(join(ROOT, file), 'utf8')))
+  .filter((b) => b.length > 0);
+
+/** The bash script of one file's blocks and, for each of its lines, the doc line it came from. */
+function script(blocks: Block[], base: string): { text: string; origin: (string | null)[] } {
+  const prelude = [
+    'set -eEuo pipefail',
+    // In a function (npx below) LINENO is the function's line; the caller's is in BASH_LINENO.
+    `trap 'echo "__failed_at_line $LINENO \${BASH_LINENO[*]} (exit $?)" >&2' ERR`,
+    'shopt -s expand_aliases',
+    'npx() { if [ "$1" = leadline ]; then shift; node "$LEADLINE_BIN" "$@"; else command npx "$@"; fi; }',
+    "alias curl='curl --fail-with-body -sS --max-time 30'",
+  ];
+  const origin: (string | null)[] = prelude.map(() => null);
+  const lines = [...prelude];
+  for (const b of blocks) {
+    const code = b.code.replace(/http:\/\/(127\.0\.0\.1|localhost):3000/g, base);
+    code.split('\n').forEach((l, k) => {
+      lines.push(l);
+      origin.push(`${b.file}:${b.line + k}`);
+    });
+  }
+  return { text: `${lines.join('\n')}\n`, origin };
+}
+
+/** Runs `text` with bash in `cwd`; killed after 4 minutes. */
+function run(
+  text: string,
+  cwd: string,
+  env: Record<string, string>,
+): Promise<{ status: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('bash', ['-c', text], {
+      cwd,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => {
+      stdout += d.toString();
+    });
+    child.stderr.on('data', (d: Buffer) => {
+      stderr += d.toString();
+    });
+    const timer = setTimeout(() => child.kill('SIGKILL'), 240_000);
+    child.once('error', reject);
+    child.once('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status, signal, stdout, stderr });
+    });
+  });
+}
+
+async function demoKey(server: ServerProcess): Promise<string> {
+  for (let i = 0; i < 200; i++) {
+    const m = /Bearer (llk_\w+)/.exec(server.stderr());
+    if (m !== null) return m[1] as string;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`no demo key printed: ${server.stderr()}`);
+}
+
+for (const engine of enginesUnderTest()) {
+  describe(`the docs' shell examples run as written (${engine})`, () => {
+    for (const blocks of byFile) {
+      const file = (blocks[0] as Block).file;
+      test(`${file}: ${blocks.length} block(s)`, async (t) => {
+        const cwd = mkdtempSync(join(tmpdir(), 'leadline-docs-'));
+        t.after(() => rmSync(cwd, { recursive: true, force: true }));
+        symlinkSync(join(ROOT, 'examples'), join(cwd, 'examples'));
+        // SQLite: the default store of the directory the examples run in; PostgreSQL: a schema.
+        const made = engine === 'postgres' ? await makeEngineStore('postgres') : null;
+        if (made !== null) t.after(() => made.cleanup());
+        const databaseUrl = made?.location.databaseUrl ?? '';
+        const storeArgs =
+          made === null ? ['--db', join(cwd, 'data', 'leadline.db')] : ['--database-url', databaseUrl];
+        const server = await startServerProcess(storeArgs, { LOG_LEVEL: 'info' }, ['--demo']);
+        const key = await demoKey(server);
+        const { text, origin } = script(blocks, server.url);
+        // Not spawnSync: the server's output pipes must keep draining while the examples run.
+        const r = await run(text, cwd, {
+          KEY: key,
+          LEADLINE_BIN: BIN,
+          DATABASE_URL: databaseUrl,
+          LEADLINE_DB: '',
+        });
+        await server.stop();
+        if (r.status !== 0) {
+          const at = /__failed_at_line ([\d ]+)/.exec(r.stderr ?? '');
+          const lines = (at?.[1] ?? '').trim().split(' ').map(Number);
+          const where =
+            lines.map((n) => origin[n - 1]).find((o) => typeof o === 'string') ??
+            `${file} (ended by ${r.signal ?? `exit ${r.status}`})`;
+          assert.fail(
+            `${where}: this example failed\n--- stderr:\n${r.stderr}\n--- stdout (end):\n${(r.stdout ?? '').slice(-2000)}`,
+          );
+        }
+      });
+    }
+  });
+}
