@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
 import { type EngineStore, makeEngineStore, testDatabaseUrl } from './engines.js';
 import { auth, keyFor, load } from './helpers.js';
+import { METRICS_TOKEN, parseExposition, sampleSum } from './metrics/scrape.js';
 import { type Standby, startStandby } from './pg-standby.js';
 import { type ServerProcess, startServerProcess } from './server-process.js';
 
@@ -37,6 +38,7 @@ describe('read replica', {
     replicaSql = postgres(readUrl, { max: 1, onnotice: () => {} });
     server = await startServerProcess(['--database-url', made.location.databaseUrl!], {
       DATABASE_READ_URL: readUrl,
+      LEADLINE_METRICS_TOKEN: METRICS_TOKEN,
     });
   });
 
@@ -68,6 +70,39 @@ describe('read replica', {
     const [row] = await replicaSql<{ n: number }[]>`SELECT count(*)::int AS n FROM pg_stat_activity
       WHERE application_name = 'leadline' AND backend_type = 'client backend'`;
     assert.ok((row?.n ?? 0) > 0, 'the service holds connections to the standby');
+  });
+
+  test('metrics (issue 17): the replica state and lag follow the standby', async () => {
+    const scrape = async () => {
+      const r = await fetch(`${server.url}/metrics`, {
+        headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+      });
+      assert.equal(r.status, 200);
+      return parseExposition(await r.text());
+    };
+    await until(async () => (await ready()).replica === 'fresh', 10_000);
+    let s = await scrape();
+    assert.equal(sampleSum(s, 'leadline_replica_state', { state: 'fresh' }), 1);
+    assert.equal(sampleSum(s, 'leadline_replica_state', { state: 'lagging' }), 0);
+    assert.ok(sampleSum(s, 'leadline_replica_lag_seconds') < 0.5);
+    await replicaSql`SELECT pg_wal_replay_pause()`;
+    try {
+      await load(made.store, [lead('metrics', 1500)]);
+      await until(
+        async () => sampleSum(await scrape(), 'leadline_replica_state', { state: 'lagging' }) === 1,
+        5_000,
+      );
+      await new Promise((r) => setTimeout(r, 1000));
+      s = await scrape();
+      assert.equal(sampleSum(s, 'leadline_replica_state', { state: 'fresh' }), 0);
+      assert.ok(sampleSum(s, 'leadline_replica_lag_seconds') >= 1, 'the lag grows while replay is paused');
+    } finally {
+      await replicaSql`SELECT pg_wal_replay_resume()`;
+    }
+    await until(
+      async () => sampleSum(await scrape(), 'leadline_replica_state', { state: 'fresh' }) === 1,
+      10_000,
+    );
   });
 
   test('a lagging replica is bypassed: a lead just written is served within a second', async () => {
