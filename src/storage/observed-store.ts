@@ -34,7 +34,7 @@ export function observeStore(
         span: tracer === null ? null : () => startStoreSpan(tracer, op, engine),
         track,
       };
-      (observed as Record<string, unknown>)[name] = wrap(target, original, o);
+      (observed as Record<string, unknown>)[name] = wrap(target, original, o, engine);
     }
     return observed;
   };
@@ -45,10 +45,15 @@ export function observeStore(
   }
   const observed: Store = Object.create(store, {
     ...parts,
-    createRateLimiter: {
-      value: (limit: number, windowSeconds: number): RateLimiter =>
-        timed('rateLimit', store.createRateLimiter(limit, windowSeconds)),
-    },
+    // The embedded store's limiter counts in memory: no query to time.
+    ...(engine === 'postgres'
+      ? {
+          createRateLimiter: {
+            value: (limit: number, windowSeconds: number): RateLimiter =>
+              timed('rateLimit', store.createRateLimiter(limit, windowSeconds)),
+          },
+        }
+      : {}),
   });
   metrics?.watchStore({
     engine,
@@ -88,34 +93,60 @@ interface Observer {
 
 /**
  * Promises are timed to their settling; async iterables (range reads) batch by batch, each
- * `next()` a query. Anything else passes through untimed.
+ * `next()` a query. Anything else passes through untimed. The caller gets the store's own
+ * promise back, never one chained onto it: timing adds no step to the request's path.
  */
 function wrap(
   target: object,
   original: (...args: unknown[]) => unknown,
   o: Observer,
+  engine: string,
 ): (...args: unknown[]) => unknown {
+  if (engine === 'sqlite' && o.span === null && o.series !== null)
+    return wrapSync(target, original, o.series);
   // Async generators (range reads) are timed per batch; a span for making one would be noise.
   const spans = original.constructor.name === 'AsyncGeneratorFunction' ? null : o.span;
   return (...args: unknown[]) => {
-    // Before the call: better-sqlite3 runs the query inside it, synchronously.
     const t0 = performance.now();
     const span = spans?.() ?? null;
     const result = original.apply(target, args);
     if (result instanceof Promise) {
       o.track.start();
-      return result.then(
-        (value) => {
-          settled(o, t0, span);
-          return value;
-        },
-        (err: unknown) => {
-          settled(o, t0, span, err ?? new Error('rejected'));
-          throw err;
-        },
+      result.then(
+        () => settled(o, t0, span),
+        (err: unknown) => settled(o, t0, span, err ?? new Error('rejected')),
       );
+      return result;
     }
     if (span !== null) endStoreSpan(span);
+    if (result !== null && typeof result === 'object' && Symbol.asyncIterator in result)
+      return timedIterable(result as AsyncIterable<unknown>, o);
+    return result;
+  };
+}
+
+/**
+ * The hot path on the embedded store (metrics on, tracing off): better-sqlite3 answers inside
+ * the call, so the call's own time is the query's — no closure, no wait for the promise; a
+ * failure is counted by a handler made once.
+ */
+function wrapSync(
+  target: object,
+  original: (...args: unknown[]) => unknown,
+  series: NonNullable<Observer['series']>,
+): (...args: unknown[]) => unknown {
+  const failed = () => {
+    series.errors.value++;
+  };
+  const o: Observer = { series, span: null, track: { start() {}, end() {} } };
+  return (...args: unknown[]) => {
+    const t0 = performance.now();
+    const result = original.apply(target, args);
+    if (result instanceof Promise) {
+      series.time.observe((performance.now() - t0) / 1000);
+      result.catch(failed);
+      return result;
+    }
     if (result !== null && typeof result === 'object' && Symbol.asyncIterator in result)
       return timedIterable(result as AsyncIterable<unknown>, o);
     return result;
