@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { ApiKey } from '../domain/store.js';
+import { keyState, lastUsedByKey } from '../domain/key-status.js';
 import type { CommandContext } from './context.js';
 import { memberNamed } from './directory.js';
 import { table } from './table.js';
@@ -11,12 +11,6 @@ function iso(ms: number | null): string | null {
 /** A time in a listing column: to the minute, UTC (`2026-11-25 10:40Z`). */
 function shortTime(ms: number | null): string | null {
   return ms === null ? null : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')}Z`;
-}
-
-function status(key: ApiKey, now: number): 'active' | 'revoked' | 'expired' {
-  if (key.revokedAt !== null) return 'revoked';
-  if (key.expiresAt !== null && key.expiresAt <= now) return 'expired';
-  return 'active';
 }
 
 /**
@@ -33,9 +27,7 @@ export function registerKeyListCommand(keys: Command, withContext: CommandContex
         async ({ store, out }) => {
           const memberId = opts.member === undefined ? undefined : (await memberNamed(store, opts.member)).id;
           const emails = new Map((await store.directory.members(null)).map((m) => [m.id, m.email]));
-          const lastUsed = new Map<number, number>();
-          for (const row of await store.retirement.usage(null))
-            lastUsed.set(row.keyId, Math.max(lastUsed.get(row.keyId) ?? 0, row.lastSeen));
+          const lastUsed = lastUsedByKey(await store.retirement.usage(null));
           const now = Date.now();
           const keyList = await store.keys.list(memberId);
           const list = keyList.map((key) => ({
@@ -45,7 +37,7 @@ export function registerKeyListCommand(keys: Command, withContext: CommandContex
             teamId: key.teamId,
             prefix: key.display,
             label: key.label,
-            status: status(key, now),
+            status: keyState(key, now),
             legacyV1: key.legacyV1,
             createdAt: iso(key.createdAt),
             expiresAt: iso(key.expiresAt),
