@@ -216,6 +216,35 @@ for (const engine of enginesUnderTest()) {
       );
     });
 
+    test('the operator grants and takes back legacy v1; unknown teams are not found; a team admin may name their own', async () => {
+      const op = await signIn(app, store, null, clock);
+      const key = await createKey(store, { member: REP_A, label: 'legacy toggle' });
+      for (const [grant, want] of [
+        ['yes', true],
+        ['no', false],
+      ] as const) {
+        const res = await form(app, op, `/console/keys/${key.id}/legacy-v1?team=${A}`, {
+          _csrf: op.csrf,
+          grant,
+        });
+        assert.equal(res.statusCode, 303);
+        assert.equal(res.headers.location, `/console/keys?team=${A}`);
+        assert.equal((await store.keys.list(REP_A)).find((k) => k.id === key.id)?.legacyV1, want);
+      }
+      assert.equal(
+        (await app.inject({ url: '/console/keys?team=999999', headers: { cookie: op.cookie } })).statusCode,
+        404,
+      );
+      assert.equal(
+        (await app.inject({ url: '/console/keys?team=x', headers: { cookie: op.cookie } })).statusCode,
+        404,
+      );
+      assert.equal(
+        (await app.inject({ url: `/console/keys?team=${A}`, headers: { cookie: a.cookie } })).statusCode,
+        200,
+      );
+    });
+
     test('the v1 view: a chart data block (no inline script), and a CSV export', async () => {
       const page = await app.inject({ url: '/console/v1?days=7', headers: { cookie: a.cookie } });
       assert.equal(page.statusCode, 200);
