@@ -171,9 +171,7 @@ export class Metrics {
 
   /** A gauge with one constant value (a configured time, say); not exported when null. */
   constant(name: string, help: string, value: number | null): void {
-    const g = new Gauge({ name, help, registers: [this.registry] });
-    if (value !== null) g.set(value);
-    else this.registry.removeSingleMetric(name);
+    if (value !== null) new Gauge({ name, help, registers: [this.registry] }).set(value);
   }
 }
 
