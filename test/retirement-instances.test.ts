@@ -226,6 +226,8 @@ for (const engine of enginesUnderTest()) {
         memberId: 1,
         status: 'on-v1',
         v1Calls: 12,
+        v1Served: 12,
+        v1Refused: 0,
         v1ByOperation: {
           getLastLead: 6,
           getLastLeadTeam: 0,
@@ -243,6 +245,8 @@ for (const engine of enginesUnderTest()) {
         memberId: 1,
         status: 'on-v1',
         v1Calls: 3,
+        v1Served: 3,
+        v1Refused: 0,
         v1ByOperation: {
           getLastLead: 0,
           getLastLeadTeam: 3,

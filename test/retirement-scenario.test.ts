@@ -200,7 +200,7 @@ for (const engine of enginesUnderTest()) {
       await step(SUNSET + DAY, async (app) => {
         for (const k of [key.legacy, key.migrated, key.fresh, undefined]) {
           const p = assertRefusal(await v1(app, k), 410, 'v1-sunset');
-          assert.equal(p.successor, '/api/pub/v2/leads/search');
+          assert.equal((p.successor as { path: string }).path, '/api/pub/v2/leads/search');
         }
         assertRefusal(await app.inject({ url: '/api/pub/leads/noSuchOperation' }), 410, 'v1-sunset');
         assertRefusal(
@@ -212,8 +212,10 @@ for (const engine of enginesUnderTest()) {
       });
       await step(SUNSET + DAY, async (app) => {
         const r = await report(app, 7);
-        assert.equal(r.get(id.legacy)?.status, 'on-v1', 'still tries after the sunset');
+        // Still tries after the sunset, but every call in the window was refused (issue 22 §8).
+        assert.equal(r.get(id.legacy)?.status, 'refused');
         assert.equal(r.get(id.legacy)?.v1Calls, 2);
+        assert.equal(r.get(id.legacy)?.v1Refused, 2);
         assert.equal(r.get(id.v2only)?.status, 'v2-only');
         const month = await report(app, 200);
         assert.equal(

@@ -1,20 +1,15 @@
-import { Command } from 'commander';
 import { registerConsoleCommands } from './console.js';
 import { contextFor } from './context.js';
 import { registerDirectoryCommands } from './directory.js';
 import { registerImportCommand } from './import.js';
 import { registerKeyCommands } from './keys.js';
+import { leadlineProgram, run } from './program.js';
 import { registerSeedCommand } from './seed.js';
 import { registerServeCommand } from './serve.js';
 import { registerV1Commands } from './v1.js';
 
 /** The `leadline` command (import-format.md): thin shells over the same services the API uses. */
-const program = new Command('leadline')
-  .description('leadline: a lead service with the v1 lead retrieval interface')
-  .option('--db <path>', 'embedded store file (default ./data/leadline.db)')
-  .option('--database-url <url>', 'PostgreSQL URL (default DATABASE_URL)')
-  .option('--json', 'print exactly one JSON document on stdout')
-  .showHelpAfterError();
+const program = leadlineProgram();
 
 const withContext = contextFor(program);
 
@@ -43,4 +38,4 @@ registerDirectoryCommands(program, withContext);
 registerV1Commands(program, withContext);
 registerConsoleCommands(program, withContext);
 
-await program.parseAsync(process.argv);
+await run(program, process.argv);

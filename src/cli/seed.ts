@@ -1,4 +1,5 @@
 import { Readable } from 'node:stream';
+import cliProgress from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { type ImportSummary, importRecords } from '../domain/import.js';
 import type { Store } from '../domain/store.js';
@@ -15,7 +16,11 @@ export interface SeedRequest {
  * Generates synthetic data and loads it through the import path, so seeded data obeys exactly
  * the rules imported data does. Ids follow the highest ones in use.
  */
-export async function seedStore(store: Store, req: SeedRequest): Promise<ImportSummary> {
+export async function seedStore(
+  store: Store,
+  req: SeedRequest,
+  onLead: (generated: number) => void = () => {},
+): Promise<ImportSummary> {
   // Loaded on demand: faker's locale data doubles the start-up time of every other command.
   const { seedRecords } = await import('../domain/seed.js');
   const max = await store.directory.maxIds();
@@ -25,8 +30,13 @@ export async function seedStore(store: Store, req: SeedRequest): Promise<ImportS
     firstMemberId: max.member + 1,
     firstSubteamId: max.subteam + 1,
   });
+  let leads = 0;
   const text = (function* () {
-    for (const line of lines) yield `${line}\n`;
+    for (const line of lines) {
+      // Leads come last, after teams, members and subteams (domain/seed.ts).
+      if (line.startsWith('{"type":"lead"')) onLead(++leads);
+      yield `${line}\n`;
+    }
   })();
   return importRecords(store, [{ name: 'seed', open: () => Readable.from(text) }]);
 }
@@ -36,6 +46,25 @@ function count(name: string, min: number): (value: string) => number {
     if (!/^\d+$/.test(value) || Number(value) < min)
       throw new InvalidArgumentError(`${name} must be an integer ≥ ${min}`);
     return Number(value);
+  };
+}
+
+/** A progress bar of leads generated on stderr, only when stderr is a terminal (as `import` has). */
+function progressBar(total: number): { update(n: number): void; stop(): void } | null {
+  if (!process.stderr.isTTY || total === 0) return null;
+  const bar = new cliProgress.SingleBar(
+    {
+      stream: process.stderr,
+      format: 'seeding [{bar}] {percentage}% | {value}/{total} leads',
+      hideCursor: true,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  bar.start(total, 0);
+  // Redrawn every 1,000 leads: the bar itself throttles, but the call per lead is not free.
+  return {
+    update: (n) => (n % 1000 === 0 || n === total ? bar.update(n) : undefined),
+    stop: () => bar.stop(),
   };
 }
 
@@ -50,12 +79,17 @@ export function registerSeedCommand(program: Command, withContext: CommandContex
     .option('--seed <s>', 'seed of the generator', 'leadline')
     .action((opts: { teams: number; members: number; leads: number; seed: string }) =>
       withContext(async ({ store, out }) => {
-        const summary = await seedStore(store, {
-          teams: opts.teams,
-          membersPerTeam: opts.members,
-          leads: opts.leads,
-          seed: opts.seed,
-        });
+        const bar = out.json ? null : progressBar(opts.leads);
+        let summary: ImportSummary;
+        try {
+          summary = await seedStore(
+            store,
+            { teams: opts.teams, membersPerTeam: opts.members, leads: opts.leads, seed: opts.seed },
+            (n) => bar?.update(n),
+          );
+        } finally {
+          bar?.stop();
+        }
         out.result(
           { seed: opts.seed, ...summary },
           `seeded ${summary.teams} teams, ${summary.members} members, ${summary.subteams} subteams, ${summary.leads} leads (seed ${JSON.stringify(opts.seed)})`,

@@ -1,11 +1,13 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
+import { v1Phase } from '../domain/v1-phase.js';
 import { createLogger } from '../logger.js';
 import { startServer } from '../server.js';
 import { openStore } from '../storage/open-store.js';
 import { type GlobalOptions, isExpected, storeLocation } from './context.js';
 import { demoAdmin, demoBanner, returningBanner, seedDemo } from './demo.js';
 import { fail } from './output.js';
+import { phaseLine } from './v1-status.js';
 
 /** `leadline serve [--port N] [--host H] [--demo]`. */
 export function registerServeCommand(program: Command): void {
@@ -37,6 +39,9 @@ export function registerServeCommand(program: Command): void {
         const demo = empty ? await seedDemo(store) : null;
         const admin = opts.demo === true && !empty ? await demoAdmin(store) : null;
         const server = await startServer(config, store, logger);
+        // The operator sees where the retirement of v1 stands on every start (issue 22 §8).
+        const phase = v1Phase(config.v1, Date.now());
+        logger.info({ v1Phase: phase }, phaseLine(phase, config.v1));
         if (demo !== null) process.stderr.write(`${demoBanner(server.publicUrl, demo)}\n`);
         else if (opts.demo === true)
           process.stderr.write(`${returningBanner(server.publicUrl, admin, global)}\n`);

@@ -1,25 +1,24 @@
 import type { Command } from 'commander';
 import { parseIsoTime } from '../config.js';
-import type { Brownout } from '../domain/retirement.js';
 import { MAX_REPORT_DAYS, parseReportDays, V1_OPERATION_NAMES, v1Report } from '../domain/v1-report.js';
 import { CommandError } from './command-error.js';
 import type { CommandContext } from './context.js';
+import { describeBrownout, registerV1StatusCommand } from './v1-status.js';
 
-/** A wrong argument to a `leadline v1` command: reported as it is, exit 1. */
-function describeBrownout(b: Brownout, now: number) {
-  const state = now < b.startsAt ? 'scheduled' : now < b.endsAt ? 'active' : 'past';
-  return {
-    id: b.id,
-    from: new Date(b.startsAt).toISOString(),
-    to: new Date(b.endsAt).toISOString(),
-    keys: b.keyIds,
-    state,
-  };
-}
+/** A date-time without `Z` or `±hh:mm`: which instant it means depends on a time zone nobody named. */
+const NO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/;
 
 function time(value: string, flag: string): number {
+  if (NO_OFFSET.test(value)) {
+    throw new CommandError(
+      `${flag} ${JSON.stringify(value)} has no offset: add Z for UTC or the offset of the time zone meant, e.g. ${value}Z or ${value}+02:00`,
+    );
+  }
   const ms = parseIsoTime(value);
-  if (ms === null) throw new CommandError(`${flag} ${JSON.stringify(value)} is not an ISO-8601 time`);
+  if (ms === null)
+    throw new CommandError(
+      `${flag} ${JSON.stringify(value)} is not an ISO-8601 time: give a date-time with an offset, e.g. 2026-12-01T09:00:00Z, or a date (UTC midnight)`,
+    );
   return ms;
 }
 
@@ -32,7 +31,7 @@ function keyIds(values: string[]): number[] {
 
 /** `leadline v1 brownout add|list|remove` and `leadline v1 report` (v2-and-lifecycle). */
 export function registerV1Commands(program: Command, withContext: CommandContext): void {
-  const v1 = program.command('v1').description('retire v1: brownouts and the usage report');
+  const v1 = program.command('v1').description('retire v1: its status, brownouts and the usage report');
   const brownout = v1.command('brownout').description('windows during which v1 answers 410');
 
   brownout
@@ -51,6 +50,12 @@ export function registerV1Commands(program: Command, withContext: CommandContext
         const startsAt = time(opts.from, '--from');
         const endsAt = time(opts.to, '--to');
         if (endsAt <= startsAt) throw new CommandError('--to must be after --from');
+        const now = Date.now();
+        if (endsAt <= now) {
+          throw new CommandError(
+            `the window ${new Date(startsAt).toISOString()} to ${new Date(endsAt).toISOString()} is entirely in the past (now ${new Date(now).toISOString()}): it would switch nothing off`,
+          );
+        }
         const ids = opts.key.length === 0 ? null : keyIds(opts.key);
         if (ids !== null) {
           const known = new Set((await store.keys.list()).map((k) => k.id));
@@ -101,6 +106,8 @@ export function registerV1Commands(program: Command, withContext: CommandContext
       }),
     );
 
+  registerV1StatusCommand(v1, withContext);
+
   v1.command('report')
     .description('who still calls v1: per key, v1 calls by operation, last seen, user agent, v2 calls')
     .option('--days <N>', 'the window, in days up to today', '30')
@@ -123,13 +130,12 @@ export function registerV1Commands(program: Command, withContext: CommandContext
             const ops = V1_OPERATION_NAMES.filter((op) => (k.v1ByOperation[op] ?? 0) > 0)
               .map((op) => `${op} ${k.v1ByOperation[op]}`)
               .join(', ');
-            return `key ${k.keyId}\tmember ${k.memberId}\t${k.status}\tv1 ${k.v1Calls}${ops ? ` (${ops})` : ''}\tlast v1 ${k.v1LastSeen ?? '—'}\t${k.userAgent ?? '—'}\tv2 ${k.v2Calls}`;
+            return `key ${k.keyId}\tmember ${k.memberId}\t${k.status}\tv1 ${k.v1Calls}${ops ? ` (${ops})` : ''}\tserved ${k.v1Served}, refused ${k.v1Refused}\tlast v1 ${k.v1LastSeen ?? '—'}\t${k.userAgent ?? '—'}\tv2 ${k.v2Calls}`;
           });
           const onV1 = report.keys.filter((k) => k.status === 'on-v1').length;
-          out.result(
-            report,
-            [`last ${days} days: ${onV1} of ${report.keys.length} keys still call v1`, ...lines].join('\n'),
-          );
+          const refused = report.keys.filter((k) => k.status === 'refused').length;
+          const summary = `last ${days} days: ${onV1} of ${report.keys.length} keys still call v1${refused > 0 ? `; ${refused} more tried and were refused on every call` : ''}`;
+          out.result(report, [summary, ...lines].join('\n'));
         },
         { readOnly: true },
       ),

@@ -23,12 +23,23 @@ export interface Brownout {
   createdAt: number;
 }
 
-/** The v2 request that returns what a v1 operation returned (docs/v1-migration.md). */
+/**
+ * The v2 request that returns what a v1 operation returned (docs/v1-migration.md): the one
+ * `successor` shape of the three retirement problems (frozen, brownout, sunset). `body` is null
+ * only when the refused call names no v1 operation or has no valid key, so its scope is unknown.
+ */
 export interface SuccessorRequest {
   method: 'POST';
   path: '/api/pub/v2/leads/search';
-  body: Record<string, unknown>;
+  body: Record<string, unknown> | null;
 }
+
+/** The successor of a call whose operation or caller is unknown: the operation, its body left to the client. */
+export const SEARCH_SUCCESSOR: SuccessorRequest = {
+  method: 'POST',
+  path: '/api/pub/v2/leads/search',
+  body: null,
+};
 
 /** 10000-01-01T00:00:00Z: the first instant a four-digit-year ISO date cannot write. */
 const V2_LAST_INSTANT = 253_402_300_800_000;
@@ -37,14 +48,11 @@ export function isSunset(times: V1Times, now: number): boolean {
   return times.sunsetAt !== null && now >= times.sunsetAt;
 }
 
-export function sunsetError(guide: string): AppError {
+export function sunsetError(successor: SuccessorRequest, guide: string): AppError {
   return new AppError(
     'v1-sunset',
-    'The v1 lead retrieval interface has been retired. Use Search Leads (v2).',
-    {
-      successor: '/api/pub/v2/leads/search',
-      migrationGuide: guide,
-    },
+    'The v1 lead retrieval interface has been retired. Use the v2 request in `successor` instead.',
+    { successor, migrationGuide: guide },
   );
 }
 
@@ -59,13 +67,18 @@ export function activeBrownout(brownouts: readonly Brownout[], keyId: number, no
   return found;
 }
 
-export function brownoutError(b: Brownout, guide: string): AppError {
+export function brownoutError(b: Brownout, successor: SuccessorRequest, guide: string): AppError {
   const ends = new Date(b.endsAt).toISOString();
   return new AppError(
     'v1-brownout',
-    `v1 is switched off for this key until ${ends}, a rehearsal of its retirement. Move to Search Leads (v2).`,
-    { brownoutEndsAt: ends, migrationGuide: guide },
+    `v1 is switched off for this key until ${ends}, a rehearsal of its retirement. Move to the v2 request in \`successor\`.`,
+    { brownoutEndsAt: ends, successor, migrationGuide: guide },
   );
+}
+
+/** Whole seconds from `now` to the end of the brownout, at least 1 (`Retry-After`, RFC 9110 §10.2.3). */
+export function brownoutRetryAfter(b: Brownout, now: number): number {
+  return Math.max(1, Math.ceil((b.endsAt - now) / 1000));
 }
 
 /** Keys made after the freeze reach v1 only with a legacy grant. */

@@ -5,8 +5,10 @@ import { type UsageRow, utcDay } from './usage.js';
  * "Who still calls v1?" — the report of `leadline v1 report` and the admin API
  * (v2-and-lifecycle, exact JSON shape). Per key: v1 calls in the window, by operation, the
  * last v1 call ever and its user agent, v2 calls in the window, and a status:
- * `on-v1` (a v1 call in the window), `migrated` (v1 calls, all before the window),
- * `v2-only` (v2 calls, never v1) or `unused`.
+ * `on-v1` (a v1 call served in the window), `refused` (v1 calls in the window, every one
+ * refused), `migrated` (v1 calls, all before the window), `v2-only` (v2 calls, never v1) or
+ * `unused`. A call is served when its status is below 400; refused otherwise — the freeze's 403,
+ * a brownout's or the sunset's 410, and any other error the key got (issue 22 §8).
  */
 
 export const V1_OPERATION_NAMES = [
@@ -17,13 +19,16 @@ export const V1_OPERATION_NAMES = [
   'getLeadsTimeRangeForTeam',
 ] as const;
 
-export type KeyStatus = 'on-v1' | 'migrated' | 'v2-only' | 'unused';
+export type KeyStatus = 'on-v1' | 'refused' | 'migrated' | 'v2-only' | 'unused';
 
 export interface ReportKey {
   keyId: number;
   memberId: number;
   status: KeyStatus;
   v1Calls: number;
+  /** Of `v1Calls`: answered (status below 400), and refused (400 and above). */
+  v1Served: number;
+  v1Refused: number;
   v1ByOperation: Record<string, number>;
   v1LastSeen: string | null;
   userAgent: string | null;
@@ -73,15 +78,26 @@ export function v1Report(keys: ApiKey[], usage: UsageRow[], days: number, now: n
         null,
       );
       const v1Calls = v1InWindow.reduce((n, r) => n + r.count, 0);
+      const v1Served = v1InWindow.filter((r) => r.status < 400).reduce((n, r) => n + r.count, 0);
       const v2Ever = rows.some((r) => r.api === 'v2');
       const v2Calls = rows.filter((r) => r.api === 'v2' && r.day >= since).reduce((n, r) => n + r.count, 0);
       const status: KeyStatus =
-        v1Calls > 0 ? 'on-v1' : v1.length > 0 ? 'migrated' : v2Ever ? 'v2-only' : 'unused';
+        v1Served > 0
+          ? 'on-v1'
+          : v1Calls > 0
+            ? 'refused'
+            : v1.length > 0
+              ? 'migrated'
+              : v2Ever
+                ? 'v2-only'
+                : 'unused';
       return {
         keyId: key.id,
         memberId: key.memberId,
         status,
         v1Calls,
+        v1Served,
+        v1Refused: v1Calls - v1Served,
         v1ByOperation,
         v1LastSeen: last === null ? null : new Date(last.lastSeen).toISOString(),
         userAgent: last?.userAgent ?? null,

@@ -79,12 +79,13 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string; descri
     status: 410,
     title: 'v1 brownout',
     description:
-      'v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt`; move to v2 before the sunset.',
+      'v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.',
   },
   'v1-sunset': {
     status: 410,
     title: 'v1 has been retired',
-    description: 'The v1 lead retrieval interface is gone. Use Search Leads (v2); see the migration guide.',
+    description:
+      'The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.',
   },
   'store-unavailable': {
     status: 503,

@@ -24,6 +24,8 @@ const REPORT_FIELDS = [
   'memberId',
   'status',
   'v1Calls',
+  'v1Served',
+  'v1Refused',
   'v1ByOperation',
   'v1LastSeen',
   'userAgent',
@@ -127,15 +129,26 @@ for (const engine of enginesUnderTest()) {
       const t = '2099-04-01T00:00:00Z';
       assertFails(add(t, t, '--json'), /^--to must be after --from$/, true);
       assertFails(add(t, '2099-03-31T23:59:59Z'), /^--to must be after --from$/);
-      assertFails(add('tomorrow', t), /^--from "tomorrow" is not an ISO-8601 time$/);
-      assertFails(add(t, '2099-04-01 12:00'), /^--to "2099-04-01 12:00" is not an ISO-8601 time$/);
+      assertFails(
+        add('tomorrow', t),
+        /^--from "tomorrow" is not an ISO-8601 time: give a date-time with an offset/,
+      );
+      assertFails(add(t, '2099-04-01 12:00'), /^--to "2099-04-01 12:00" is not an ISO-8601 time: /);
       assert.deepEqual(await stored(), before, 'nothing stored');
     });
 
-    test('brownout list --json: {brownouts:[{id, from, to, keys, state}]}, scheduled, active and past', () => {
+    test('brownout list --json: {brownouts:[{id, from, to, keys, state}]}, scheduled, active and past', async () => {
       const key = newKey(7).id;
       const now = Date.now();
-      const past = json(add(iso(now - 2 * DAY), iso(now - DAY), '--key', `${key}`, '--json')).id;
+      // `add` refuses a window already over (issue 22 §7): a past one comes in through the store.
+      const past = (
+        await made.store.retirement.addBrownout({
+          startsAt: now - 2 * DAY,
+          endsAt: now - DAY,
+          keyIds: [key],
+          createdAt: now,
+        })
+      ).id;
       const active = json(add(iso(now - 3_600_000), iso(now + 3_600_000), '--key', `${key}`, '--json')).id;
       const doc = json(run('v1', 'brownout', 'list', '--json'));
       assert.deepEqual(Object.keys(doc), ['brownouts']);
@@ -268,12 +281,21 @@ for (const engine of enginesUnderTest()) {
         'one entry per key, by key id',
       );
       const entry = (k: { id: number }) => keys.find((e) => e.keyId === k.id);
-      const none = { v1Calls: 0, v1ByOperation: zeroOps(), v1LastSeen: null, userAgent: null };
+      const none = {
+        v1Calls: 0,
+        v1Served: 0,
+        v1Refused: 0,
+        v1ByOperation: zeroOps(),
+        v1LastSeen: null,
+        userAgent: null,
+      };
       assert.deepEqual(entry(onV1), {
         keyId: onV1.id,
         memberId: 7,
         status: 'on-v1',
         v1Calls: 6,
+        v1Served: 6,
+        v1Refused: 0,
         v1ByOperation: {
           getLastLead: 2,
           getLastLeadTeam: 1,
@@ -323,7 +345,7 @@ for (const engine of enginesUnderTest()) {
       assert.equal(
         human.find((l) => l.startsWith(`key ${onV1.id}\t`)),
         `key ${onV1.id}\tmember 7\ton-v1\tv1 6 (getLastLead 2, getLastLeadTeam 1, getLastLeadSubTeam 1, ` +
-          `getLeadsTimeRange 1, getLeadsTimeRangeForTeam 1)\tlast v1 ${iso(T)}\tcrm-sync/2.0\tv2 0`,
+          `getLeadsTimeRange 1, getLeadsTimeRangeForTeam 1)\tserved 6, refused 0\tlast v1 ${iso(T)}\tcrm-sync/2.0\tv2 0`,
       );
     });
 

@@ -66,6 +66,8 @@ describe('v1 report', () => {
         memberId: 10,
         status: 'on-v1',
         v1Calls: 8,
+        v1Served: 7,
+        v1Refused: 1,
         v1ByOperation: {
           getLastLead: 6,
           getLastLeadTeam: 0,
@@ -82,6 +84,8 @@ describe('v1 report', () => {
         memberId: 20,
         status: 'migrated',
         v1Calls: 0,
+        v1Served: 0,
+        v1Refused: 0,
         v1ByOperation: NO_V1_CALLS,
         v1LastSeen: new Date(Date.parse('2026-09-01T08:00:00Z') + 9).toISOString(),
         userAgent: 'sheets/7',
@@ -92,6 +96,8 @@ describe('v1 report', () => {
         memberId: 30,
         status: 'v2-only',
         v1Calls: 0,
+        v1Served: 0,
+        v1Refused: 0,
         v1ByOperation: NO_V1_CALLS,
         v1LastSeen: null,
         userAgent: null,
@@ -102,12 +108,28 @@ describe('v1 report', () => {
         memberId: 40,
         status: 'unused',
         v1Calls: 0,
+        v1Served: 0,
+        v1Refused: 0,
         v1ByOperation: NO_V1_CALLS,
         v1LastSeen: null,
         userAgent: null,
         v2Calls: 0,
       },
     ]);
+  });
+
+  it('a key refused on every v1 call in the window is refused, not on-v1; one served call makes it on-v1', () => {
+    const refused = (status: number, count: number) => ({
+      ...row(1, 'v1', 'getLastLead', '2026-11-21', count),
+      status,
+    });
+    const only = v1Report([key(1, 10)], [refused(403, 3), refused(410, 2)], 30, NOW).keys[0];
+    assert.deepEqual([only?.status, only?.v1Calls, only?.v1Served, only?.v1Refused], ['refused', 5, 0, 5]);
+    const one = v1Report([key(1, 10)], [refused(403, 3), refused(304, 1)], 30, NOW).keys[0];
+    assert.deepEqual([one?.status, one?.v1Served, one?.v1Refused], ['on-v1', 1, 3]);
+    // Refused calls before the window only: the key has moved off v1 as far as the window shows.
+    const old = v1Report([key(1, 10)], [{ ...refused(410, 2), day: '2026-09-01' }], 30, NOW).keys[0];
+    assert.equal(old?.status, 'migrated');
   });
 
   it('a shorter window moves a key from on-v1 to migrated; the window counts whole UTC days', () => {

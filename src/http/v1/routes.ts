@@ -5,9 +5,12 @@ import type { RateLimiter } from '../../domain/rate-limit.js';
 import {
   activeBrownout,
   brownoutError,
+  brownoutRetryAfter,
   frozenError,
   isFrozenOut,
   isSunset,
+  SEARCH_SUCCESSOR,
+  type SuccessorRequest,
   successorRequest,
   sunsetError,
 } from '../../domain/retirement.js';
@@ -89,13 +92,16 @@ export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void
 async function refuseAfterSunset(request: FastifyRequest, deps: V1Deps): Promise<never> {
   const name = request.routeOptions.url?.slice(V1_PREFIX.length);
   const operation = V1_OPERATIONS.some((op) => op.name === name) ? (name as string) : 'other';
+  let successor: SuccessorRequest = SEARCH_SUCCESSOR;
   try {
     const caller = await authenticate(request, deps.store.keys, deps.now());
     markUsage(request, { keyId: caller.keyId, api: 'v1', operation });
+    if (operation !== 'other')
+      successor = successorRequest(operation, caller, request.query as Record<string, unknown>);
   } catch {
     // No valid key: still gone, just not counted for anyone.
   }
-  throw sunsetError(`${deps.config.publicUrl}/docs/v1-migration`);
+  throw sunsetError(successor, `${deps.config.publicUrl}/docs/v1-migration`);
 }
 
 async function handle(
@@ -110,11 +116,14 @@ async function handle(
   const quota = await countAgainstQuota(reply, deps.rateLimiter, caller);
   // Retirement (C7) answers before the quota does: a brownout or a frozen-out key is never a 429.
   const guide = `${deps.config.publicUrl}/docs/v1-migration`;
+  const successor = () => successorRequest(op.name, caller, request.query as Record<string, unknown>);
   const brownout = activeBrownout(await deps.brownouts.current(), caller.keyId, now);
-  if (brownout !== null) throw brownoutError(brownout, guide);
+  if (brownout !== null) {
+    reply.header('retry-after', String(brownoutRetryAfter(brownout, now)));
+    throw brownoutError(brownout, successor(), guide);
+  }
   if (isFrozenOut(deps.config.v1, caller)) {
-    const successor = successorRequest(op.name, caller, request.query as Record<string, unknown>);
-    throw frozenError(successor, guide, caller.keyId, deps.config.v1.frozenAt);
+    throw frozenError(successor(), guide, caller.keyId, deps.config.v1.frozenAt);
   }
   quota();
   const result = await op.run({ caller, query: request.query as Record<string, unknown>, store: deps.store });
