@@ -34,9 +34,13 @@ describe('pages the API points at', () => {
   }
 
   it('serves nothing outside docs/', async () => {
-    for (const url of ['/docs/..%2Fpackage', '/docs/nope', '/docs/.env', '/docs/%2E%2E']) {
+    for (const url of ['/docs/..%2Fpackage', '/docs/nope', '/docs/.env']) {
       assert.equal((await app.inject({ url })).statusCode, 404, url);
     }
+    // `/docs/..` is `/` once the URL is resolved (as a browser resolves it): the home page, the
+    // README — never a directory listing or another file.
+    const home = await app.inject({ url: '/' });
+    assert.equal((await app.inject({ url: '/docs/%2E%2E' })).body, home.body);
   });
 
   it('/openapi.json is the v2 OpenAPI document', async () => {

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import type { ErrorCode } from '../domain/errors.js';
-import { escapeHtml, renderDocPage } from './doc-page.js';
+import { escapeHtml, pageShell, renderDocPage } from './doc-page.js';
 import { openApiDocument } from './openapi.js';
 import { pageAssets } from './page-assets.js';
 import { pageHeaders } from './page-headers.js';
@@ -10,6 +10,7 @@ import { PROBLEMS } from './problem.js';
 import { referencePage } from './reference-page.js';
 
 const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
+const README = fileURLToPath(new URL('../../README.md', import.meta.url));
 const PAGE = /^[a-z0-9-]+$/;
 
 /**
@@ -30,9 +31,17 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     return reply
       .type('text/html; charset=utf-8')
       .send(
-        `<!doctype html><title>${escapeHtml(p.title)}</title><link rel="stylesheet" href="/assets/leadline.css"><h1>${p.status} ${escapeHtml(p.title)}</h1><p>${escapeHtml(p.description)}</p>`,
+        pageShell(
+          p.title,
+          `<h1>${p.status} ${escapeHtml(p.title)}</h1>\n<p>${escapeHtml(p.description)}</p>\n<p>How errors are reported: <a href="/docs/v2#common-rules">v2</a>, <a href="/docs/v1-reference#c5-errors">v1</a>.</p>\n`,
+        ),
       );
   });
+
+  // The home page: the README, the way into everything else (its links to docs/ are served).
+  app.get('/', async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(renderDocPage(await readFile(README, 'utf8'))),
+  );
 
   // Built per request from the route schemas: the same document as docs/openapi.json.
   app.get('/openapi.json', async () => openApiDocument());
