@@ -14,7 +14,7 @@ function version(): string {
  * command's help), `--version`, required options marked `(required)` in help, and usage errors
  * (unknown command or option, a missing required option) that keep `--json`'s promise — one JSON
  * document on stdout — as a command's own failures do (cli/output.ts). Subcommands inherit these
- * settings when they are added.
+ * settings when they are added. With `--json`, stderr keeps its one line: no help after the error.
  */
 export function leadlineProgram(json = process.argv.slice(2).includes('--json')): Command {
   return new Command('leadline')
@@ -30,7 +30,6 @@ export function leadlineProgram(json = process.argv.slice(2).includes('--json'))
         return option.mandatory ? `(required) ${text}` : text;
       },
     })
-    // With --json, stderr keeps its one line: the help would follow it otherwise.
     .showHelpAfterError(!json)
     .exitOverride();
 }
