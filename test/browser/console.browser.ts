@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
+import { createSignInLink } from '../../src/domain/console-sign-in.js';
 import type { Store } from '../../src/domain/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load, testConfig } from '../helpers.js';
@@ -261,6 +262,12 @@ for (const engine of enginesUnderTest()) {
       await again.goto(link);
       await again.getByRole('button', { name: 'Sign in' }).click();
       await again.getByText('Sign-in link not valid').waitFor();
+      // A link made 16 minutes ago (the CLI makes them now; the service reads the same store).
+      const stale = await createSignInLink(store, 15311, Date.now() - 16 * 60_000);
+      await again.goto(`${base}/console/sign-in/${stale.token}`);
+      await again.getByRole('button', { name: 'Sign in' }).click();
+      await again.getByText('Sign-in link not valid').waitFor();
+      assert.equal((await again.context().cookies()).length, 0, 'no session from a bad link');
       await admin.goto(`${base}/console/keys`);
       await admin.getByRole('button', { name: 'Sign out' }).click();
       await admin.getByText('You are signed out.').waitFor();
