@@ -8,13 +8,17 @@ ARG NODE_VERSION=20.20
 
 FROM node:${NODE_VERSION}-bookworm AS build
 WORKDIR /app
+# The workspace's manifests (the typed client, packages/client, is a workspace npm ci must see;
+# the service does not need it to run).
 COPY package.json package-lock.json ./
+COPY packages/client/package.json ./packages/client/
 # The full bookworm image has python3, make and g++: better-sqlite3 builds from source if no
 # prebuilt binary fits. --ignore-scripts defers `prepare` (the TypeScript build) until src/ is in.
 RUN npm ci --no-audit --no-fund --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build && npm prune --omit=dev --no-audit --no-fund
+# The service alone (npm run build also compiles the client package).
+RUN npx tsc -p tsconfig.build.json && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 ENV NODE_ENV=production \
