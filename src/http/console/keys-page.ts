@@ -37,7 +37,8 @@ export async function renderKeys(
   const now = deps.now();
   const keys = await keysInView(deps, team);
   const members = await deps.store.directory.members(team);
-  const emails = new Map((await deps.store.directory.members(null)).map((m) => [m.id, m.email]));
+  // The members of the team in view (every member for the operator's all-teams view).
+  const emails = new Map(members.map((m) => [m.id, m.email]));
   const usage = await deps.store.retirement.usage(null);
   const lastUsed = lastUsedByKey(usage);
   const counts = new Map(v1Report(keys, usage, KEYS_WINDOW_DAYS, now).keys.map((k) => [k.keyId, k]));
