@@ -268,6 +268,25 @@ for (const engine of enginesUnderTest()) {
       await again.getByRole('button', { name: 'Sign in' }).click();
       await again.getByText('Sign-in link not valid').waitFor();
       assert.equal((await again.context().cookies()).length, 0, 'no session from a bad link');
+      // A fresh link posted by another site's page (localhost is another site than 127.0.0.1):
+      // refused, and the link stays unspent.
+      const lure = cliLink(made.location, base, ['--member', 'ana@a.test']);
+      await again.goto(`${base.replace('127.0.0.1', 'localhost')}/healthz`);
+      await again.evaluate(`{
+        const f = document.createElement('form');
+        f.method = 'post';
+        f.action = '${base}/console/sign-in';
+        const i = document.createElement('input');
+        i.name = 'link';
+        i.value = '${lure.split('/').at(-1)}';
+        f.append(i);
+        document.body.append(f);
+        f.submit();
+      }`);
+      await again.getByText('This form was sent from another site.').waitFor();
+      await again.goto(lure);
+      await again.getByRole('button', { name: 'Sign in' }).click();
+      await again.waitForURL(`${base}/console/keys`);
       await admin.goto(`${base}/console/keys`);
       await admin.getByRole('button', { name: 'Sign out' }).click();
       await admin.getByText('You are signed out.').waitFor();

@@ -69,6 +69,26 @@ for (const engine of enginesUnderTest()) {
       assert.match(again.body, /already been used/);
     });
 
+    test('a form posted from another site is refused, sign-in included (no session, so no token yet)', async () => {
+      const link = await createSignInLink(store, ADMIN_A, clock);
+      const post = (headers: Record<string, string>) =>
+        app.inject({
+          method: 'POST',
+          url: '/console/sign-in',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+          payload: `link=${link.token}`,
+        });
+      const foreign = await post({ origin: 'https://evil.example' });
+      assert.equal(foreign.statusCode, 403);
+      assert.equal(foreign.headers['set-cookie'], undefined);
+      // Behind a no-referrer page the browser sends `Origin: null`; Sec-Fetch-Site still tells.
+      assert.equal((await post({ origin: 'null', 'sec-fetch-site': 'cross-site' })).statusCode, 403);
+      const sameSite = await form(app, a, '/console/keys', { _csrf: a.csrf, member: String(REP_A) });
+      assert.equal(sameSite.statusCode, 200, 'no Origin (as app.inject sends) is not refused');
+      const own = await post({ origin: 'null', 'sec-fetch-site': 'same-origin' });
+      assert.equal(own.statusCode, 303, 'from its own page');
+    });
+
     test('an expired link is refused', async () => {
       const link = await createSignInLink(store, ADMIN_A, clock - SIGN_IN_LINK_MS - 1);
       const res = await app.inject({

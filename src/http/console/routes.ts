@@ -29,6 +29,22 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     { parseAs: 'string', bodyLimit: FORM_LIMIT },
     (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
   );
+  // Defence in depth beside SameSite=Strict and the CSRF token, and the one guard of the sign-in
+  // form (no session yet, so no token): the browser says where a form was posted from, in
+  // Sec-Fetch-Site and (unless the page's no-referrer policy makes it `null`) in Origin.
+  app.addHook('preHandler', async (request) => {
+    if (request.method !== 'POST') return;
+    const site = request.headers['sec-fetch-site'];
+    const origin = request.headers.origin;
+    const own = [
+      new URL(deps.config.publicUrl).origin,
+      `${request.protocol}://${request.headers.host ?? ''}`,
+    ];
+    const foreign =
+      (site !== undefined && site !== 'same-origin' && site !== 'none') ||
+      (origin !== undefined && origin !== 'null' && !own.includes(origin));
+    if (foreign) throw new ConsolePageError(403, 'Refused', 'This form was sent from another site.');
+  });
   app.setErrorHandler((err: FastifyError, request, reply) => {
     const known = err instanceof ConsolePageError;
     if (!known) request.log.error({ err }, 'console page failed');
