@@ -105,4 +105,18 @@ console.log(`\n${total} samples; self time, top 25:`);
 for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${pct(v)}  ${k}`);
 console.log('\ninclusive, by project file / package, top 30:');
 for (const [k, v] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${pct(v)}  ${k}`);
+// What metrics cost (issue 17): self time in their code, as a share of the time not idle.
+const METRICS_CODE =
+  /\/(src|dist)\/(metrics\/|http\/metrics\.|storage\/observed-store\.)|node_modules\/prom-client\//;
+let busy = 0;
+let metricsSelf = 0;
+for (const id of profile.samples) {
+  const n = byId.get(id)!;
+  if (n.callFrame.functionName === '(idle)') continue;
+  busy++;
+  if (METRICS_CODE.test(n.callFrame.url)) metricsSelf++;
+}
+console.log(
+  `\nmetrics code (src/metrics, http/metrics, storage/observed-store, prom-client), self: ${pct((metricsSelf * total) / busy).trim()} of the busy samples`,
+);
 if (process.env.PROFILE_KEEP !== '1') rmSync(file, { force: true });
