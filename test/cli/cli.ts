@@ -37,6 +37,12 @@ export function describeRun(r: CliResult): string {
   return `leadline ended with ${ended}\n--- stderr:\n${cut(r.stderr) || '(empty)'}\n--- stdout:\n${cut(r.stdout) || '(empty)'}`;
 }
 
+/** `r`, after checking it succeeded (exit 0); else fails with how it ended, its stderr and stdout. */
+export function succeeded(r: CliResult): CliResult {
+  assert.equal(r.status, 0, describeRun(r));
+  return r;
+}
+
 /**
  * The one JSON document a `--json` run printed, after checking the run ended with `status`
  * (0 unless told). Every failure — a wrong status, no output, output that is not one JSON

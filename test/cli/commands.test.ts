@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BIN } from '../server-process.js';
-import { jsonOf, leadline } from './cli.js';
+import { jsonOf, leadline, succeeded } from './cli.js';
 import { dumpStore } from './store-dump.js';
 
 let dir: string;
@@ -42,8 +42,8 @@ describe('leadline seed', () => {
     const r = leadline(['--db', a, ...args, '--seed', '42', '--json']);
     const doc = jsonOf(r);
     assert.deepEqual([doc.teams, doc.members, doc.leads], [2, 10, 300]);
-    assert.equal(leadline(['--db', b, ...args, '--seed', '42']).status, 0);
-    assert.equal(leadline(['--db', c, ...args, '--seed', '43']).status, 0);
+    succeeded(leadline(['--db', b, ...args, '--seed', '42']));
+    succeeded(leadline(['--db', c, ...args, '--seed', '43']));
     const strip = (d: Record<string, unknown[]>) =>
       (d.leads as Record<string, unknown>[]).map(({ uuid: _u, created_at: _c, ...rest }) => rest);
     assert.deepEqual(strip(dumpStore(a)), strip(dumpStore(b)));

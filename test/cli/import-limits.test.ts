@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { type EngineName, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { BIN } from '../server-process.js';
-import { describeRun, leadline, storeArgs } from './cli.js';
+import { describeRun, leadline, storeArgs, succeeded } from './cli.js';
 import { dumpLocation, type StoreDump } from './store-dump.js';
 
 /**
@@ -45,7 +45,7 @@ async function freshStore(t: TestContext, engine: EngineName) {
   const made = await makeEngineStore(engine);
   t.after(() => made.cleanup());
   const args = storeArgs(made.location);
-  assert.equal(leadline([...args, 'import', file(base)]).status, 0);
+  succeeded(leadline([...args, 'import', file(base)]));
   return { args, dump: (): Promise<StoreDump> => dumpLocation(made.location) };
 }
 

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { type EngineName, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { describeRun, jsonOf, leadline, storeArgs } from './cli.js';
+import { describeRun, jsonOf, leadline, storeArgs, succeeded } from './cli.js';
 import { dumpLocation, type StoreDump } from './store-dump.js';
 
 let dir: string;
@@ -83,7 +83,7 @@ for (const engine of enginesUnderTest()) {
     test('idempotent: loading the same file twice leaves the same data as once', async (t) => {
       const s = await freshStore(t, engine);
       const file = ndjson(base);
-      assert.equal(leadline([...s.args, 'import', file]).status, 0);
+      succeeded(leadline([...s.args, 'import', file]));
       const once = await s.dump();
       const again = leadline([...s.args, 'import', file, '--json']);
       assert.equal(again.status, 0, describeRun(again));
@@ -223,7 +223,7 @@ for (const engine of enginesUnderTest()) {
     for (const c of cases) {
       test(c.name, async (t) => {
         const s = await freshStore(t, engine);
-        assert.equal(leadline([...s.args, 'import', ndjson(base)]).status, 0);
+        succeeded(leadline([...s.args, 'import', ndjson(base)]));
         const before = await s.dump();
         const file = ndjson([...base, lead('ok-before-the-bad-line', 3000)], c.lines);
         const r = leadline([...s.args, 'import', file]);

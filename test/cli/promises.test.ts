@@ -7,7 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createKey } from '../../src/domain/keys.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { BIN, startServerProcess, stopAll } from '../server-process.js';
-import { leadline, storeArgs } from './cli.js';
+import { leadline, storeArgs, succeeded } from './cli.js';
 
 /** Issue 22 §7, §8: the CLI keeps its promises — usage errors, help, version, listings, v1 status. */
 const version = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')).version;
@@ -188,7 +188,7 @@ for (const engine of enginesUnderTest()) {
       const fresh = await createKey(made.store, { member: 1 });
       // No brownout in the way of the served calls: remove every window first.
       for (const b of oneDocument(leadline([...cli, '--json', 'v1', 'brownout', 'list'])).brownouts)
-        assert.equal(leadline([...cli, 'v1', 'brownout', 'remove', String(b.id)]).status, 0);
+        succeeded(leadline([...cli, 'v1', 'brownout', 'remove', String(b.id)]));
       const server = await startServerProcess(cli, { LEADLINE_USAGE_FLUSH_MS: '100' });
       // Logged right after the listening line, which is what startServerProcess waits for.
       const phaseLog = () => server.logs.map((l) => JSON.parse(l)).find((l) => l.v1Phase !== undefined);
