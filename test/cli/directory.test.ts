@@ -132,6 +132,7 @@ describe('read-only commands never create a store (issue 22 §7)', () => {
     ['keys', 'list'],
     ['v1', 'report'],
     ['v1', 'brownout', 'list'],
+    ['v1', 'status'],
   ];
   test('a missing store file: "no store at <path>", exit 1, and still no file', () => {
     const path = join(dir, 'typo', 'leadline.db');
