@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { type AppDeps, buildApp } from './app.js';
 import { type Config, defaultPublicUrl } from './config.js';
+import { DeliveryLoop } from './delivery/loop.js';
 import type { Store } from './domain/store.js';
 import { listenMetrics, watchRetirement } from './http/metrics.js';
 import { Metrics } from './metrics/metrics.js';
@@ -61,6 +62,9 @@ export async function startServer(config: Config, store: Store, logger: Logger):
     ...(redis === null ? {} : { rateLimiter: redis, redisState: () => redis.state() }),
   });
   logger.info({ publicUrl }, `links point at ${publicUrl}`);
+  // Webhooks: this instance delivers (docs/webhooks.md); on PostgreSQL every instance does.
+  const delivery = new DeliveryLoop(store, config.webhooks, logger);
+  delivery.start();
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
@@ -73,6 +77,7 @@ export async function startServer(config: Config, store: Store, logger: Logger):
         await app.close();
       } finally {
         clearTimeout(force);
+        await delivery.stop();
         await metricsListener?.close();
         await redis?.close();
         await store.close();

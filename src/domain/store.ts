@@ -5,6 +5,7 @@ import type { LeadText, TextField } from './lead-text.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Brownout } from './retirement.js';
 import type { UsageRow, UsageSink } from './usage.js';
+import type { AttemptOutcome, AttemptResult, ClaimedDelivery, DeliveryRecord } from './webhook-delivery.js';
 import type {
   Endpoint,
   EndpointChanges,
@@ -301,6 +302,36 @@ export interface WebhookStore {
   events(teamId: number, afterSeq: number, limit: number): Promise<WebhookEvent[]>;
 }
 
+/** Deliveries of outbox events to endpoints, and their attempts (domain/webhook-delivery.ts). */
+export interface DeliveryStore {
+  /**
+   * Turns up to `limit` waiting outbox events into one delivery per endpoint that takes each,
+   * its body rendered once; returns how many events it took. Instances never take the same event.
+   */
+  dispatch(limit: number, now: number): Promise<number>;
+  /**
+   * Leases up to `limit` due deliveries of enabled endpoints to the caller until `now` +
+   * CLAIM_LEASE_MS, each counting one attempt; no two callers get the same delivery.
+   */
+  claim(limit: number, now: number): Promise<ClaimedDelivery[]>;
+  /** Records an attempt, the delivery's next step and the endpoint's health, in one transaction. */
+  record(delivery: ClaimedDelivery, result: AttemptResult, outcome: AttemptOutcome): Promise<void>;
+  /** The endpoint's deliveries, newest first (null when the owner has no such endpoint). */
+  deliveries(owner: EndpointOwner, endpointId: string, limit: number): Promise<DeliveryRecord[] | null>;
+  /** Sends a delivery again now, with the same webhook-id; false when the owner has no such delivery (or it was dropped). */
+  replay(owner: EndpointOwner, deliveryId: number, now: number): Promise<boolean>;
+  /** Sends again every failed delivery of the endpoint created since `since`; returns how many. */
+  replayFailed(owner: EndpointOwner, endpointId: string, since: number, now: number): Promise<number>;
+  /** Queues a `webhook.test` event to the endpoint; its webhook-id, or null when no such endpoint. */
+  sendTest(owner: EndpointOwner, endpointId: string, now: number): Promise<string | null>;
+  /**
+   * Drops the bodies and attempts of deliveries undelivered since before `before` (their rows
+   * stay, state `dropped`: the record), and dispatched events older than that; returns how many
+   * deliveries were dropped.
+   */
+  expire(before: number, now: number): Promise<number>;
+}
+
 export interface MigrationReport {
   from: number;
   to: number;
@@ -316,6 +347,7 @@ export interface Store {
   readonly webhooks: WebhookStore;
   /** The admin console's sign-in links and sessions (issue 15). */
   readonly console: ConsoleStore;
+  readonly deliveries: DeliveryStore;
   /**
    * Rate-limit counters for this engine: shared by every instance on the store where the engine
    * is shared (PostgreSQL), in process memory for the embedded store (one instance).

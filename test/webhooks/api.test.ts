@@ -79,7 +79,7 @@ for (const engine of enginesUnderTest()) {
       await made.cleanup();
     });
 
-    const call = (method: string, url: string, key: string, payload?: unknown, on = app) =>
+    const call = (method: string, url: string, key: string, payload?: object, on = app) =>
       on.inject({
         method: method as 'GET',
         url,

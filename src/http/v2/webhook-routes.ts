@@ -7,6 +7,7 @@ import { deleteWebhook } from './delete-webhook.js';
 import { getWebhook } from './get-webhook.js';
 import { listWebhooks } from './list-webhooks.js';
 import { rotateWebhookSecret } from './rotate-webhook-secret.js';
+import { testWebhook } from './test-webhook.js';
 import { updateWebhook } from './update-webhook.js';
 import { WEBHOOKS_PREFIX } from './webhook-access.js';
 
@@ -37,6 +38,10 @@ export async function webhookRoutes(app: FastifyInstance, deps: V2Deps, lookup: 
     {
       url: `${one}/rotate-secret`,
       operations: [{ name: 'rotateWebhookSecret', methods: ['POST'], handler: rotateWebhookSecret }],
+    },
+    {
+      url: `${one}/test`,
+      operations: [{ name: 'testWebhook', methods: ['POST'], handler: testWebhook }],
     },
   ];
   for (const path of paths) {

@@ -247,6 +247,41 @@ const MIGRATIONS: Migration[] = [
     `,
   },
   {
+    version: 6,
+    name: 'webhook-deliveries',
+    // As SQLite's migration 6. Instances claim due deliveries with FOR UPDATE SKIP LOCKED and
+    // lease them by moving next_attempt_at (postgres-deliveries.ts).
+    sql: `
+      CREATE TABLE webhook_deliveries (
+        id bigserial PRIMARY KEY,
+        event_id uuid NOT NULL,
+        endpoint_id uuid NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+        team_id bigint NOT NULL,
+        type text NOT NULL,
+        payload text,
+        created_at bigint NOT NULL,
+        state text NOT NULL CHECK (state IN ('pending', 'delivered', 'failed', 'dropped')),
+        attempts integer NOT NULL DEFAULT 0,
+        next_attempt_at bigint,
+        last_status integer,
+        finished_at bigint,
+        UNIQUE (event_id, endpoint_id)
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, id);
+      CREATE INDEX webhook_deliveries_unfinished ON webhook_deliveries(created_at) WHERE state IN ('pending', 'failed');
+      CREATE TABLE webhook_attempts (
+        id bigserial PRIMARY KEY,
+        delivery_id bigint NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+        attempted_at bigint NOT NULL,
+        status integer,
+        latency_ms integer NOT NULL,
+        answer text NOT NULL
+      );
+      CREATE INDEX webhook_attempts_delivery ON webhook_attempts(delivery_id, id);
+    `,
+  },
+  {
     version: 7,
     name: 'console-sessions',
     // Issue 15: as SQLite's migration 7 (console sign-in links and sessions, hashed tokens only;

@@ -5,6 +5,7 @@ import type { RateLimiter } from '../../domain/rate-limit.js';
 import type { ImportWriter, MigrationReport, Store } from '../../domain/store.js';
 import { migrate } from './migrations.js';
 import { PostgresConsoleStore } from './postgres-console.js';
+import { PostgresDeliveryStore } from './postgres-deliveries.js';
 import { PostgresDirectoryStore } from './postgres-directory.js';
 import { PostgresImportWriter } from './postgres-import.js';
 import { KEYS_CHANNEL, PostgresKeyStore } from './postgres-keys.js';
@@ -67,6 +68,7 @@ export class PostgresStore implements Store {
   readonly keys: PostgresKeyStore;
   readonly retirement: PostgresRetirementStore;
   readonly webhooks: PostgresWebhookStore;
+  readonly deliveries: PostgresDeliveryStore;
   readonly console: PostgresConsoleStore;
 
   private constructor(
@@ -81,6 +83,7 @@ export class PostgresStore implements Store {
     // Brownouts and the ledger on the primary too: a brownout must never be read stale.
     this.retirement = new PostgresRetirementStore(sql);
     this.webhooks = new PostgresWebhookStore(sql);
+    this.deliveries = new PostgresDeliveryStore(sql);
     this.console = new PostgresConsoleStore(sql);
   }
 

@@ -204,6 +204,44 @@ const MIGRATIONS: Migration[] = [
     `,
   },
   {
+    version: 6,
+    name: 'webhook-deliveries',
+    // Issue 13 §4, §5: an event dispatched to an endpoint is a delivery (its body rendered once,
+    // so every attempt sends the same bytes), tried until delivered, failed or dropped; every
+    // attempt is a row. A pending delivery's next_attempt_at is also its claim lease.
+    // A dropped delivery (kept past the retention undelivered) keeps its row without its body and
+    // attempts: the record that it was never delivered.
+    sql: `
+      CREATE TABLE webhook_deliveries (
+        id INTEGER PRIMARY KEY,
+        event_id TEXT NOT NULL,
+        endpoint_id TEXT NOT NULL REFERENCES webhook_endpoints(id) ON DELETE CASCADE,
+        team_id INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        payload TEXT,
+        created_at INTEGER NOT NULL,
+        state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed', 'dropped')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at INTEGER,
+        last_status INTEGER,
+        finished_at INTEGER,
+        UNIQUE (event_id, endpoint_id)
+      );
+      CREATE INDEX webhook_deliveries_due ON webhook_deliveries(next_attempt_at) WHERE state = 'pending';
+      CREATE INDEX webhook_deliveries_endpoint ON webhook_deliveries(endpoint_id, id);
+      CREATE INDEX webhook_deliveries_unfinished ON webhook_deliveries(created_at) WHERE state IN ('pending', 'failed');
+      CREATE TABLE webhook_attempts (
+        id INTEGER PRIMARY KEY,
+        delivery_id INTEGER NOT NULL REFERENCES webhook_deliveries(id) ON DELETE CASCADE,
+        attempted_at INTEGER NOT NULL,
+        status INTEGER,
+        latency_ms INTEGER NOT NULL,
+        answer TEXT NOT NULL
+      );
+      CREATE INDEX webhook_attempts_delivery ON webhook_attempts(delivery_id, id);
+    `,
+  },
+  {
     version: 7,
     name: 'console-sessions',
     // Issue 15: the admin console's single-use sign-in links and its server-side sessions, in the

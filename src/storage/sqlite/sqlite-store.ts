@@ -5,6 +5,7 @@ import type { ImportWriter, MigrationReport, Store } from '../../domain/store.js
 import { MigrationError } from '../migration-error.js';
 import { LATEST_VERSION, migrate } from './migrations.js';
 import { SqliteConsoleStore } from './sqlite-console.js';
+import { SqliteDeliveryStore } from './sqlite-deliveries.js';
 import { SqliteDirectoryStore } from './sqlite-directory.js';
 import { createStoreFile } from './sqlite-file.js';
 import { SqliteImportWriter } from './sqlite-import.js';
@@ -24,6 +25,7 @@ export class SqliteStore implements Store {
   private keyStore?: SqliteKeyStore;
   private retirementStore?: SqliteRetirementStore;
   private webhookStore?: SqliteWebhookStore;
+  private deliveryStore?: SqliteDeliveryStore;
   private consoleStore?: SqliteConsoleStore;
   /** Secrets never change once made, so each is read from the file once. */
   private readonly secrets = new Map<string, Buffer>();
@@ -142,6 +144,14 @@ export class SqliteStore implements Store {
       this.consoleStore = new SqliteConsoleStore(this.db);
     }
     return this.consoleStore;
+  }
+
+  get deliveries(): SqliteDeliveryStore {
+    if (this.deliveryStore === undefined) {
+      this.ready();
+      this.deliveryStore = new SqliteDeliveryStore(this.db);
+    }
+    return this.deliveryStore;
   }
 
   async importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {

@@ -1,0 +1,115 @@
+import type { Endpoint, SigningSecrets } from './webhook.js';
+
+/**
+ * Delivery rules (issue 13 §4, §5), without I/O: which endpoints an event goes to, when a failed
+ * attempt is tried again, and what an attempt's answer means for the endpoint.
+ */
+
+/** Retries after the first attempt: the Standard Webhooks schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
+export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
+/** A 2xx within this is a success; anything later is a failed attempt. */
+export const ATTEMPT_TIMEOUT_MS = 10_000;
+/** Of an answer, this much is kept with the attempt. */
+export const RECORDED_ANSWER_BYTES = 1024;
+/** Of an answer, at most this much is read; the connection is closed after. */
+export const READ_ANSWER_BYTES = 64 * 1024;
+/**
+ * How long a claimed delivery is leased to the instance that claimed it: an instance that dies
+ * mid-attempt leaves it to another after this (at least once). Longer than an attempt can take.
+ */
+export const CLAIM_LEASE_MS = 60_000;
+
+/** One delivery of an event to one endpoint, as claimed for an attempt. */
+export interface ClaimedDelivery {
+  id: number;
+  /** The `webhook-id`: the event's, the same on every attempt. */
+  eventId: string;
+  endpointId: string;
+  url: string;
+  /** The body, rendered once when the event was dispatched, so every attempt sends the same bytes. */
+  payload: string;
+  /** Attempts made, this one included. */
+  attempt: number;
+  secrets: SigningSecrets;
+  /** Since when the endpoint has failed without a success (null: it has not). */
+  failingSince: number | null;
+}
+
+/** What one attempt came to. `status` null: no HTTP answer (refused, timed out, connection error). */
+export interface AttemptResult {
+  at: number;
+  status: number | null;
+  latencyMs: number;
+  /** The first RECORDED_ANSWER_BYTES of the answer, or why there was none. */
+  answer: string;
+}
+
+export type AttemptOutcome =
+  | { kind: 'delivered' }
+  | { kind: 'retry'; at: number }
+  | { kind: 'failed' }
+  | { kind: 'failed-and-disable'; reason: string };
+
+/** Whether a status is a success (any 2xx). */
+export const succeeded = (status: number | null): boolean => status !== null && status >= 200 && status < 300;
+
+/**
+ * The next step after an attempt: delivered; retried on the schedule with ±20 % jitter (so
+ * deliveries that failed together do not all come back together); or given up, disabling the
+ * endpoint when it answered 410 Gone or has failed without a break for `disableAfterMs`.
+ */
+export function afterAttempt(
+  d: Pick<ClaimedDelivery, 'attempt' | 'failingSince'>,
+  r: AttemptResult,
+  disableAfterMs: number,
+  random: () => number = Math.random,
+): AttemptOutcome {
+  if (succeeded(r.status)) return { kind: 'delivered' };
+  if (r.status === 410) return { kind: 'failed-and-disable', reason: 'the endpoint answered 410 Gone' };
+  const failingSince = d.failingSince ?? r.at;
+  if (r.at - failingSince >= disableAfterMs) {
+    const days = Math.round(disableAfterMs / 86_400_000);
+    return { kind: 'failed-and-disable', reason: `every attempt failed for ${days} days` };
+  }
+  const delay = RETRY_SCHEDULE_MS[d.attempt - 1];
+  if (delay === undefined) return { kind: 'failed' };
+  return { kind: 'retry', at: r.at + Math.round(delay * (0.8 + 0.4 * random())) };
+}
+
+/**
+ * Whether an endpoint takes an event of `type` about a lead its `memberId` collected, who is a
+ * current member of `memberSubteams`. Member and subteam filters: either matching is enough.
+ */
+export function endpointWants(
+  e: Pick<Endpoint, 'enabled' | 'eventTypes' | 'members' | 'subteams'>,
+  type: string,
+  memberId: number,
+  memberSubteams: number[],
+): boolean {
+  if (!e.enabled || !(e.eventTypes as string[]).includes(type)) return false;
+  if (e.members === null && e.subteams === null) return true;
+  if (e.members?.includes(memberId)) return true;
+  return e.subteams?.some((s) => memberSubteams.includes(s)) ?? false;
+}
+
+/** The secrets that sign now: the current one, and the previous one within its grace period. */
+export function signingSecrets(s: SigningSecrets, now: number): string[] {
+  return s.previous !== null && s.previousUntil !== null && now < s.previousUntil
+    ? [s.current, s.previous]
+    : [s.current];
+}
+
+export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'dropped';
+
+/** A delivery as `leadline webhooks deliveries` shows it, with its attempts, oldest first. */
+export interface DeliveryRecord {
+  id: number;
+  eventId: string;
+  endpointId: string;
+  type: string;
+  state: DeliveryState;
+  createdAt: number;
+  nextAttemptAt: number | null;
+  finishedAt: number | null;
+  attempts: AttemptResult[];
+}

@@ -1,0 +1,186 @@
+import type { Sql } from 'postgres';
+import type { DeliveryStore } from '../../domain/store.js';
+import { uuid7 } from '../../domain/uuid7.js';
+import type { EndpointOwner } from '../../domain/webhook.js';
+import {
+  type AttemptOutcome,
+  type AttemptResult,
+  CLAIM_LEASE_MS,
+  type ClaimedDelivery,
+  type DeliveryRecord,
+} from '../../domain/webhook-delivery.js';
+import { toClaimed, toDeliveryRecords } from '../webhook-delivery-rows.js';
+import {
+  ATTEMPT_COLUMNS,
+  type AttemptRow,
+  CLAIM_COLUMNS,
+  type ClaimRow,
+  DELIVERY_COLUMNS,
+  type DeliveryRow,
+  planDeliveries,
+  testPayload,
+} from '../webhook-dispatch.js';
+import {
+  ENDPOINT_COLUMNS,
+  type EndpointRow,
+  EVENT_COLUMNS,
+  EVENT_FROM,
+  type EventRow,
+  ownerTeam,
+  toEndpoint,
+  toWebhookEvent,
+} from '../webhook-rows.js';
+
+/**
+ * Deliveries on PostgreSQL, shared by every instance: events and due deliveries are taken with
+ * FOR UPDATE SKIP LOCKED, so instances work side by side and never take the same row; a claimed
+ * delivery is leased by moving its next_attempt_at past the attempt.
+ */
+export class PostgresDeliveryStore implements DeliveryStore {
+  private readonly endpointColumns;
+
+  constructor(private readonly sql: Sql) {
+    this.endpointColumns = sql.unsafe(ENDPOINT_COLUMNS);
+  }
+
+  async dispatch(limit: number, now: number): Promise<number> {
+    return (await this.sql.begin(async (tx) => {
+      const events = (
+        (await tx
+          .unsafe(
+            `SELECT ${EVENT_COLUMNS} FROM ${EVENT_FROM} WHERE e.dispatched_at IS NULL ORDER BY e.seq LIMIT $1
+            FOR UPDATE OF e SKIP LOCKED`,
+            [limit],
+          )
+          .values()) as unknown as EventRow[]
+      ).map(toWebhookEvent);
+      if (events.length === 0) return 0;
+      const teams = [...new Set(events.map((e) => e.teamId))];
+      const endpoints = (
+        await tx<EndpointRow[]>`SELECT ${this.endpointColumns} FROM webhook_endpoints
+          WHERE team_id = ANY(${tx.array(teams)}::bigint[]) AND enabled`
+      ).map(toEndpoint);
+      const members = [...new Set(events.flatMap((e) => (e.lead === null ? [] : [e.lead.userId])))];
+      const memberships = endpoints.some((e) => e.subteams !== null)
+        ? await tx<{ team_id: number; member_id: number; subteam_id: number }[]>`SELECT team_id, member_id,
+            subteam_id FROM subteam_members WHERE team_id = ANY(${tx.array(teams)}::bigint[])
+            AND member_id = ANY(${tx.array(members)}::bigint[]) AND is_member`
+        : [];
+      const planned = planDeliveries(events, endpoints, (t, m) =>
+        memberships.filter((r) => r.team_id === t && r.member_id === m).map((r) => r.subteam_id),
+      );
+      if (planned.length > 0) {
+        const col = <K extends keyof (typeof planned)[number]>(k: K) =>
+          tx.array(planned.map((d) => d[k]) as never[]);
+        await tx`INSERT INTO webhook_deliveries (event_id, endpoint_id, team_id, type, payload, created_at, state,
+            attempts, next_attempt_at)
+          SELECT *, 'pending', 0, ${now}::bigint FROM unnest(${col('eventId')}::uuid[], ${col('endpointId')}::uuid[],
+            ${col('teamId')}::bigint[], ${col('type')}::text[], ${col('payload')}::text[], ${col('createdAt')}::bigint[])
+          ON CONFLICT (event_id, endpoint_id) DO NOTHING`;
+      }
+      await tx`UPDATE webhook_events SET dispatched_at = ${now}
+        WHERE seq = ANY(${tx.array(events.map((e) => e.seq))}::bigint[])`;
+      return events.length;
+    })) as number;
+  }
+
+  async claim(limit: number, now: number): Promise<ClaimedDelivery[]> {
+    const rows = await this.sql<ClaimRow[]>`WITH due AS (
+        SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.state = 'pending' AND d.next_attempt_at <= ${now} AND e.enabled
+        ORDER BY d.next_attempt_at LIMIT ${limit} FOR UPDATE OF d SKIP LOCKED)
+      UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ${now + CLAIM_LEASE_MS}
+      FROM due, webhook_endpoints e WHERE d.id = due.id AND e.id = d.endpoint_id
+      RETURNING ${this.sql.unsafe(CLAIM_COLUMNS)}`;
+    return rows.map(toClaimed);
+  }
+
+  async record(d: ClaimedDelivery, r: AttemptResult, o: AttemptOutcome): Promise<void> {
+    await this.sql.begin(async (tx) => {
+      await tx`INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, answer)
+        VALUES (${d.id}, ${r.at}, ${r.status}, ${r.latencyMs}, ${r.answer})`;
+      if (o.kind === 'delivered') {
+        await tx`UPDATE webhook_deliveries SET state = 'delivered', next_attempt_at = NULL,
+          last_status = ${r.status}, finished_at = ${r.at} WHERE id = ${d.id}`;
+        await tx`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${d.endpointId} AND failing_since IS NOT NULL`;
+        return;
+      }
+      await tx`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ${r.at}) WHERE id = ${d.endpointId}`;
+      if (o.kind === 'retry') {
+        await tx`UPDATE webhook_deliveries SET next_attempt_at = ${o.at}, last_status = ${r.status} WHERE id = ${d.id}`;
+      } else {
+        await tx`UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, last_status = ${r.status},
+          finished_at = ${r.at} WHERE id = ${d.id}`;
+      }
+      if (o.kind === 'failed-and-disable') {
+        await tx`UPDATE webhook_endpoints SET enabled = false, disabled_reason = ${o.reason}, updated_at = ${r.at}
+          WHERE id = ${d.endpointId}`;
+      }
+    });
+  }
+
+  private async owns(owner: EndpointOwner, endpointId: string): Promise<number | null> {
+    const team = ownerTeam(owner);
+    const [row] = await this.sql<{ team_id: number }[]>`SELECT team_id FROM webhook_endpoints
+      WHERE id = ${endpointId} AND (${team}::bigint IS NULL OR team_id = ${team}::bigint)`;
+    return row?.team_id ?? null;
+  }
+
+  async deliveries(
+    owner: EndpointOwner,
+    endpointId: string,
+    limit: number,
+  ): Promise<DeliveryRecord[] | null> {
+    if ((await this.owns(owner, endpointId)) === null) return null;
+    const rows = await this.sql<
+      DeliveryRow[]
+    >`SELECT ${this.sql.unsafe(DELIVERY_COLUMNS)} FROM webhook_deliveries
+      WHERE endpoint_id = ${endpointId} ORDER BY id DESC LIMIT ${limit}`;
+    const attempts = await this.sql<
+      AttemptRow[]
+    >`SELECT ${this.sql.unsafe(ATTEMPT_COLUMNS)} FROM webhook_attempts
+      WHERE delivery_id = ANY(${this.sql.array(rows.map((r) => r.id))}::bigint[]) ORDER BY id`;
+    return toDeliveryRecords([...rows], [...attempts]);
+  }
+
+  async replay(owner: EndpointOwner, deliveryId: number, now: number): Promise<boolean> {
+    const team = ownerTeam(owner);
+    const rows = await this.sql`UPDATE webhook_deliveries SET state = 'pending', attempts = 0,
+        next_attempt_at = ${now}, finished_at = NULL
+      WHERE id = ${deliveryId} AND state <> 'dropped' AND endpoint_id IN (SELECT id FROM webhook_endpoints
+        WHERE ${team}::bigint IS NULL OR team_id = ${team}::bigint) RETURNING id`;
+    return rows.length === 1;
+  }
+
+  async replayFailed(owner: EndpointOwner, endpointId: string, since: number, now: number): Promise<number> {
+    if ((await this.owns(owner, endpointId)) === null) return 0;
+    const rows = await this.sql`UPDATE webhook_deliveries SET state = 'pending', attempts = 0,
+        next_attempt_at = ${now}, finished_at = NULL
+      WHERE endpoint_id = ${endpointId} AND state = 'failed' AND created_at >= ${since} RETURNING id`;
+    return rows.length;
+  }
+
+  async sendTest(owner: EndpointOwner, endpointId: string, now: number): Promise<string | null> {
+    const team = await this.owns(owner, endpointId);
+    if (team === null) return null;
+    const id = uuid7(now);
+    await this
+      .sql`INSERT INTO webhook_deliveries (event_id, endpoint_id, team_id, type, payload, created_at, state,
+        attempts, next_attempt_at)
+      VALUES (${id}, ${endpointId}, ${team}, 'webhook.test', ${testPayload(endpointId, now)}, ${now}, 'pending', 0, ${now})`;
+    return id;
+  }
+
+  async expire(before: number, now: number): Promise<number> {
+    return (await this.sql.begin(async (tx) => {
+      await tx`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries
+        WHERE state IN ('pending', 'failed') AND created_at < ${before})`;
+      const dropped = await tx`UPDATE webhook_deliveries SET state = 'dropped', payload = NULL,
+          next_attempt_at = NULL, finished_at = ${now}
+        WHERE state IN ('pending', 'failed') AND created_at < ${before} RETURNING id`;
+      await tx`DELETE FROM webhook_deliveries WHERE state = 'delivered' AND finished_at < ${before}`;
+      await tx`DELETE FROM webhook_events WHERE dispatched_at IS NOT NULL AND dispatched_at < ${before}`;
+      return dropped.length;
+    })) as number;
+  }
+}

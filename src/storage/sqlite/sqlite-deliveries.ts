@@ -1,0 +1,189 @@
+import type Database from 'better-sqlite3';
+import type { DeliveryStore } from '../../domain/store.js';
+import { uuid7 } from '../../domain/uuid7.js';
+import type { EndpointOwner } from '../../domain/webhook.js';
+import {
+  type AttemptOutcome,
+  type AttemptResult,
+  CLAIM_LEASE_MS,
+  type ClaimedDelivery,
+  type DeliveryRecord,
+} from '../../domain/webhook-delivery.js';
+import { toClaimed, toDeliveryRecords } from '../webhook-delivery-rows.js';
+import {
+  ATTEMPT_COLUMNS,
+  type AttemptRow,
+  CLAIM_COLUMNS,
+  type ClaimRow,
+  DELIVERY_COLUMNS,
+  type DeliveryRow,
+  planDeliveries,
+  testPayload,
+} from '../webhook-dispatch.js';
+import {
+  ENDPOINT_COLUMNS,
+  type EndpointRow,
+  EVENT_COLUMNS,
+  EVENT_FROM,
+  type EventRow,
+  ownerTeam,
+  toEndpoint,
+  toWebhookEvent,
+} from '../webhook-rows.js';
+
+/** The owner may see the endpoint: (endpoint id, team, team); team NULL for the operator. */
+const OWNED_ENDPOINT = 'SELECT id FROM webhook_endpoints WHERE id = ? AND (? IS NULL OR team_id = ?)';
+
+/**
+ * Deliveries on the embedded store. Every step is one IMMEDIATE transaction, so a claim is
+ * atomic across processes sharing the file: each delivery is leased to one claimer at a time.
+ */
+export class SqliteDeliveryStore implements DeliveryStore {
+  private readonly s;
+  private readonly tx;
+
+  constructor(private readonly db: Database.Database) {
+    const p = (sql: string) => db.prepare(sql);
+    this.s = {
+      waiting: p(
+        `SELECT ${EVENT_COLUMNS} FROM ${EVENT_FROM} WHERE e.dispatched_at IS NULL ORDER BY e.seq LIMIT ?`,
+      ).raw(true),
+      endpointsOf: p(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE team_id = ? AND enabled = 1`),
+      subteamsOf: p(
+        'SELECT subteam_id FROM subteam_members WHERE team_id = ? AND member_id = ? AND is_member = 1',
+      ).pluck(),
+      addDelivery: p(`INSERT OR IGNORE INTO webhook_deliveries (event_id, endpoint_id, team_id, type, payload,
+        created_at, state, attempts, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?)`),
+      dispatched: p('UPDATE webhook_events SET dispatched_at = ? WHERE seq = ?'),
+      claim: p(`UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?
+        WHERE id IN (SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+          WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND e.enabled = 1 ORDER BY d.next_attempt_at LIMIT ?)
+        RETURNING id`).pluck(),
+      claimed:
+        p(`SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.id = ?`),
+      attempt: p(`INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, answer)
+        VALUES (?, ?, ?, ?, ?)`),
+      finish:
+        p(`UPDATE webhook_deliveries SET state = ?, next_attempt_at = ?, last_status = ?, finished_at = ?
+        WHERE id = ?`),
+      healthy: p(
+        'UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL',
+      ),
+      failing: p('UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?) WHERE id = ?'),
+      disable: p(
+        'UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?',
+      ),
+      owned: p(OWNED_ENDPOINT).pluck(),
+      list: p(
+        `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id DESC LIMIT ?`,
+      ),
+      attemptsOf: p(`SELECT ${ATTEMPT_COLUMNS} FROM webhook_attempts WHERE delivery_id = ? ORDER BY id`),
+      replay:
+        p(`UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, finished_at = NULL
+        WHERE id = ? AND state <> 'dropped' AND endpoint_id IN (SELECT id FROM webhook_endpoints WHERE ? IS NULL OR team_id = ?)`),
+      replayFailed:
+        p(`UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, finished_at = NULL
+        WHERE endpoint_id = ? AND state = 'failed' AND created_at >= ?`),
+      teamOf: p('SELECT team_id FROM webhook_endpoints WHERE id = ?').pluck(),
+      dropAttempts: p(`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries
+        WHERE state IN ('pending', 'failed') AND created_at < ?)`),
+      drop: p(`UPDATE webhook_deliveries SET state = 'dropped', payload = NULL, next_attempt_at = NULL, finished_at = ?
+        WHERE state IN ('pending', 'failed') AND created_at < ?`),
+      forgetDelivered: p("DELETE FROM webhook_deliveries WHERE state = 'delivered' AND finished_at < ?"),
+      forgetEvents: p('DELETE FROM webhook_events WHERE dispatched_at IS NOT NULL AND dispatched_at < ?'),
+    };
+    this.tx = <A extends unknown[], R>(f: (...a: A) => R) => db.transaction(f).immediate;
+  }
+
+  /**
+   * Waits while this connection is inside another transaction (an import in this process awaits
+   * between its batches): delivery must never see, let alone send, what that one may roll back.
+   */
+  private async idle(): Promise<void> {
+    while (this.db.inTransaction) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+
+  async dispatch(limit: number, now: number): Promise<number> {
+    await this.idle();
+    return this.tx((n: number) => {
+      const events = (this.s.waiting.all(n) as EventRow[]).map(toWebhookEvent);
+      const teams = [...new Set(events.map((e) => e.teamId))];
+      const endpoints = teams.flatMap((t) => (this.s.endpointsOf.all(t) as EndpointRow[]).map(toEndpoint));
+      const planned = planDeliveries(events, endpoints, (t, m) => this.s.subteamsOf.all(t, m) as number[]);
+      for (const d of planned)
+        this.s.addDelivery.run(d.eventId, d.endpointId, d.teamId, d.type, d.payload, d.createdAt, now);
+      for (const e of events) this.s.dispatched.run(now, e.seq);
+      return events.length;
+    })(limit);
+  }
+
+  async claim(limit: number, now: number): Promise<ClaimedDelivery[]> {
+    await this.idle();
+    return this.tx(() => {
+      const ids = this.s.claim.all(now + CLAIM_LEASE_MS, now, limit) as number[];
+      return ids.map((id) => toClaimed(this.s.claimed.get(id) as ClaimRow));
+    })();
+  }
+
+  async record(d: ClaimedDelivery, r: AttemptResult, o: AttemptOutcome): Promise<void> {
+    await this.idle();
+    this.tx(() => {
+      this.s.attempt.run(d.id, r.at, r.status, r.latencyMs, r.answer);
+      if (o.kind === 'delivered') {
+        this.s.finish.run('delivered', null, r.status, r.at, d.id);
+        this.s.healthy.run(d.endpointId);
+        return;
+      }
+      this.s.failing.run(r.at, d.endpointId);
+      if (o.kind === 'retry') this.s.finish.run('pending', o.at, r.status, null, d.id);
+      else this.s.finish.run('failed', null, r.status, r.at, d.id);
+      if (o.kind === 'failed-and-disable') this.s.disable.run(o.reason, r.at, d.endpointId);
+    })();
+  }
+
+  private owns(owner: EndpointOwner, endpointId: string): boolean {
+    const team = ownerTeam(owner);
+    return this.s.owned.get(endpointId, team, team) !== undefined;
+  }
+
+  async deliveries(
+    owner: EndpointOwner,
+    endpointId: string,
+    limit: number,
+  ): Promise<DeliveryRecord[] | null> {
+    if (!this.owns(owner, endpointId)) return null;
+    const rows = this.s.list.all(endpointId, limit) as DeliveryRow[];
+    const attempts = rows.flatMap((r) => this.s.attemptsOf.all(r.id) as AttemptRow[]);
+    return toDeliveryRecords(rows, attempts);
+  }
+
+  async replay(owner: EndpointOwner, deliveryId: number, now: number): Promise<boolean> {
+    const team = ownerTeam(owner);
+    return this.s.replay.run(now, deliveryId, team, team).changes === 1;
+  }
+
+  async replayFailed(owner: EndpointOwner, endpointId: string, since: number, now: number): Promise<number> {
+    if (!this.owns(owner, endpointId)) return 0;
+    return this.s.replayFailed.run(now, endpointId, since).changes;
+  }
+
+  async sendTest(owner: EndpointOwner, endpointId: string, now: number): Promise<string | null> {
+    if (!this.owns(owner, endpointId)) return null;
+    const id = uuid7(now);
+    const team = this.s.teamOf.get(endpointId) as number;
+    this.s.addDelivery.run(id, endpointId, team, 'webhook.test', testPayload(endpointId, now), now, now);
+    return id;
+  }
+
+  async expire(before: number, now: number): Promise<number> {
+    await this.idle();
+    return this.tx(() => {
+      this.s.dropAttempts.run(before);
+      const dropped = this.s.drop.run(now, before).changes;
+      this.s.forgetDelivered.run(before);
+      this.s.forgetEvents.run(before);
+      return dropped;
+    })();
+  }
+}
