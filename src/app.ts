@@ -127,7 +127,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     config,
     store,
     rateLimiter:
-      deps.rateLimiter ?? store.createRateLimiter(config.rateLimit.limit, config.rateLimit.windowSeconds),
+      deps.rateLimiter ??
+      store.createRateLimiter(config.rateLimit.limit, config.rateLimit.windowSeconds, {
+        syncMs: config.rateLimit.syncMs,
+      }),
     now,
   };
   // Registered on the root (not as an encapsulated plugin) so its hooks reach v1 404s too.

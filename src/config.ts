@@ -23,7 +23,8 @@ export interface Config {
   publicUrlFromEnv: boolean;
   /** Connection timeouts (docs/scaling.md): an idle keep-alive connection, the header block, a whole request. */
   timeouts: { keepAliveMs: number; headersMs: number; requestMs: number };
-  rateLimit: { limit: number; windowSeconds: number };
+  /** `syncMs`: how often PostgreSQL counters are shared between instances (0: every request). */
+  rateLimit: { limit: number; windowSeconds: number; syncMs: number };
   /** PostgreSQL pool: bounded size, connect and statement timeouts. */
   pg: { poolMax: number; connectTimeoutSeconds: number; statementTimeoutMs: number };
   v1: { deprecatedAt: number; frozenAt: number; sunsetAt: number | null };
@@ -123,6 +124,7 @@ export function loadConfig(
     rateLimit: {
       limit: int('LEADLINE_RATE_LIMIT', 600, 1, 1_000_000_000),
       windowSeconds: int('LEADLINE_RATE_WINDOW_SECONDS', 60, 1, 86_400),
+      syncMs: int('LEADLINE_RATE_SYNC_MS', 250, 0, 60_000),
     },
     pg: {
       poolMax: int('LEADLINE_PG_POOL_MAX', 10, 1, 1000),

@@ -352,7 +352,7 @@ export interface Store {
    * Rate-limit counters for this engine: shared by every instance on the store where the engine
    * is shared (PostgreSQL), in process memory for the embedded store (one instance).
    */
-  createRateLimiter(limit: number, windowSeconds: number): RateLimiter;
+  createRateLimiter(limit: number, windowSeconds: number, options?: { syncMs?: number }): RateLimiter;
   /**
    * Where reads go when a read replica is configured: `fresh` (to the replica), `lagging` or
    * `unreachable` (to the primary); null without one.

@@ -49,8 +49,8 @@ export function observeStore(
     ...(engine === 'postgres'
       ? {
           createRateLimiter: {
-            value: (limit: number, windowSeconds: number): RateLimiter =>
-              timed('rateLimit', store.createRateLimiter(limit, windowSeconds)),
+            value: (limit: number, windowSeconds: number, options?: { syncMs?: number }): RateLimiter =>
+              timed('rateLimit', store.createRateLimiter(limit, windowSeconds, options)),
           },
         }
       : {}),

@@ -114,9 +114,9 @@ export class PostgresStore implements Store {
     return this.replica?.router.lagSeconds() ?? null;
   }
 
-  /** Counters in the database, so a per-key limit holds across every instance. */
-  createRateLimiter(limit: number, windowSeconds: number): RateLimiter {
-    return new PostgresRateLimiter(this.sql, limit, windowSeconds);
+  /** Counters in the database, so a per-key limit holds across every instance (postgres-rate-limit.ts). */
+  createRateLimiter(limit: number, windowSeconds: number, options: { syncMs?: number } = {}): RateLimiter {
+    return new PostgresRateLimiter(this.sql, limit, windowSeconds, options.syncMs ?? 0);
   }
 
   /** Made by whichever instance asks first; the others (and later ones) read that one. */
