@@ -24,6 +24,8 @@ export class Receiver {
   readonly forged: string[] = [];
   secrets: string[];
   answer: (r: Received, nth: number) => number = () => 200;
+  /** How long each answer takes (a slow receiver keeps deliveries in flight). */
+  delayMs = 0;
   private server: Server;
   port = 0;
 
@@ -84,7 +86,10 @@ export class Receiver {
           payload: payload!,
         };
         this.received.push(r);
-        res.writeHead(this.answer(r, this.received.length)).end('ok');
+        const status = this.answer(r, this.received.length);
+        const send = () => res.writeHead(status).end('ok');
+        if (this.delayMs === 0) send();
+        else setTimeout(send, this.delayMs);
       } catch (err) {
         this.forged.push(`${headers['webhook-id']}: ${(err as Error).message}`);
         res.writeHead(400).end('bad signature');

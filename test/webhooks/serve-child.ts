@@ -1,0 +1,19 @@
+import pino from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { startServer } from '../../src/server.js';
+import { openStore } from '../../src/storage/open-store.js';
+
+/**
+ * `node --import tsx serve-child.ts <db path> <database url or ''>`: `leadline serve` as its own
+ * process (the server and its delivery loop) on the given store, port 0, webhooks allowed to
+ * loopback; prints `listening` once up. A test SIGKILLs it mid-delivery.
+ */
+const [dbPath = '', databaseUrl = ''] = process.argv.slice(2);
+const config = loadConfig(
+  { ...process.env, PORT: '0', LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true', LEADLINE_WEBHOOK_POLL_MS: '20' },
+  { dbPath, databaseUrl: databaseUrl === '' ? null : databaseUrl },
+);
+const store = await openStore({ dbPath, databaseUrl: config.databaseUrl });
+await store.migrate();
+await startServer(config, store, pino({ level: 'warn' }, pino.destination(2)));
+process.stdout.write('listening\n');

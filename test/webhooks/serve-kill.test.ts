@@ -1,0 +1,92 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { after, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
+import { eventually, load } from '../helpers.js';
+import { Receiver } from './receiver.js';
+
+/**
+ * Issue 13 §4: the serving process SIGKILLed in the middle of deliveries; after a restart every
+ * event is delivered at least once (those in flight again after their 60 s lease, with the same
+ * webhook-id), every signature verified by the receiver with the standardwebhooks library.
+ */
+const CHILD = fileURLToPath(new URL('./serve-child.ts', import.meta.url));
+const TEAM = 1601;
+const MEMBER = 16011;
+const LEADS = 400;
+const children = new Set<ChildProcess>();
+after(() => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+});
+
+async function serve(made: EngineStore): Promise<ChildProcess> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', CHILD, made.location.dbPath, made.location.databaseUrl ?? ''],
+    { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, DATABASE_URL: '' } },
+  );
+  children.add(child);
+  let out = '';
+  child.stdout!.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  await eventually(async () => assert.match(out, /listening/), 60_000);
+  return child;
+}
+
+for (const engine of enginesUnderTest()) {
+  describe(`webhook delivery survives SIGKILL of the server [${engine}]`, () => {
+    it(`delivers every one of ${LEADS} events at least once after a restart`, {
+      timeout: 240_000,
+    }, async () => {
+      const made = await makeEngineStore(engine);
+      const receiver = await Receiver.start(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']);
+      try {
+        await load(made.store, [
+          { type: 'team', id: TEAM, name: 'Killed' },
+          { type: 'member', id: MEMBER, teamId: TEAM, email: 'k@killed.test', role: 'admin', pid: 'p' },
+        ]);
+        await made.store.webhooks.addEndpoint({
+          teamId: TEAM,
+          url: receiver.url,
+          description: null,
+          eventTypes: ['lead.created'],
+          members: null,
+          subteams: null,
+          secret: receiver.secrets[0]!,
+          createdAt: Date.now() - 1000,
+        });
+        // A slow receiver, so deliveries are in flight when the kill comes.
+        receiver.delayMs = 200;
+        const first = await serve(made);
+        await load(
+          made.store,
+          Array.from({ length: LEADS }, (_, i) => ({
+            type: 'lead',
+            userId: MEMBER,
+            id: `k-${i}`,
+            epoch: 1_750_000_000_000 + i,
+            isLead: true,
+          })),
+        );
+        await eventually(async () => assert.ok(receiver.received.length >= LEADS / 10), 60_000);
+        first.kill('SIGKILL');
+        await once(first, 'exit');
+        const atKill = receiver.ids().size;
+        assert.ok(atKill < LEADS, `killed midway (${atKill} of ${LEADS} delivered)`);
+        const second = await serve(made);
+        await eventually(async () => assert.equal(receiver.ids().size, LEADS), 150_000);
+        assert.deepEqual(receiver.forged, []);
+        const leadIds = new Set(receiver.received.map((r) => r.payload.data.legacyLeadId));
+        assert.equal(leadIds.size, LEADS, 'every lead, each under one webhook-id');
+        second.kill('SIGTERM');
+        await once(second, 'exit');
+      } finally {
+        await receiver.close();
+        await made.cleanup();
+      }
+    });
+  });
+}
