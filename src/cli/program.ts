@@ -45,7 +45,11 @@ export async function run(program: Command, argv: string[]): Promise<void> {
   } catch (err) {
     if (!(err instanceof CommanderError)) throw err;
     if (err.exitCode !== 0 && argv.slice(2).includes('--json')) {
-      const message = err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
+      // `leadline` or `leadline keys` alone: commander shows the help and says only "(outputHelp)".
+      const message =
+        err.code === 'commander.help'
+          ? 'no command given: --help lists the commands'
+          : err.message.replace(/^error: /, '').replace(/\s*\n\s*/g, ' ');
       process.stdout.write(`${JSON.stringify({ error: { message } })}\n`);
     }
     process.exit(err.exitCode);

@@ -26,6 +26,12 @@ describe('usage errors, help and --version', () => {
       [['keys', 'list', '--no-such-option', '--json'], /unknown option '--no-such-option'/],
       [['--json', 'v1', 'brownout', 'add', '--from', '2030-01-01'], /required option '--to <ISO>'/],
     ];
+    // A command group without its command: commander prints the help; the document says why.
+    for (const args of [['--json'], ['--json', 'keys']]) {
+      const r = leadline(args);
+      assert.equal(r.status, 1, args.join(' '));
+      assert.deepEqual(oneDocument(r), { error: { message: 'no command given: --help lists the commands' } });
+    }
     for (const [args, message] of cases) {
       const r = leadline(['--db', '/nonexistent/dir/leadline.db', ...args]);
       assert.equal(r.status, 1, args.join(' '));
