@@ -9,6 +9,8 @@ export interface Received {
   timestamp: string;
   signature: string;
   body: string;
+  /** The sender's port: which connection (and so which process) it came on. */
+  remotePort: number;
   // biome-ignore lint/suspicious/noExplicitAny: the envelope's data is checked field by field
   payload: { type: string; timestamp: string; data: any };
 }
@@ -83,6 +85,7 @@ export class Receiver {
           timestamp: headers['webhook-timestamp'],
           signature: headers['webhook-signature'],
           body,
+          remotePort: req.socket.remotePort ?? 0,
           payload: payload!,
         };
         this.received.push(r);
