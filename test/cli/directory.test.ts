@@ -112,6 +112,32 @@ for (const engine of enginesUnderTest()) {
       );
     });
 
+    test('keys create says when the key is v2-only, and how to give it v1 (issue 22 §2)', () => {
+      const made = leadline([...cli, 'keys', 'create', '--member', 'bo@acme.test', '--json']);
+      assert.equal(made.status, 0, made.stderr);
+      const id = jsonOf(made).id;
+      assert.match(
+        made.stderr,
+        /^note: this key is v2-only\. v1 closed to new integrations at 2026-01-01T00:00:00\.000Z/,
+      );
+      assert.ok(made.stderr.includes(`leadline keys grant-legacy-v1 ${id}`), made.stderr);
+      assert.ok(made.stderr.includes('leadline keys create --member bo@acme.test --legacy-v1'), made.stderr);
+      const legacy = leadline([...cli, 'keys', 'create', '--member', 'bo@acme.test', '--legacy-v1']);
+      assert.equal(legacy.status, 0, legacy.stderr);
+      assert.equal(legacy.stderr, '', 'a legacy key may call v1: no note');
+      const beforeFreeze = leadline([...cli, 'keys', 'create', '--member', '8'], {
+        env: { LEADLINE_V1_DEPRECATED_AT: '2099-01-01T00:00:00Z' },
+      });
+      assert.equal(beforeFreeze.stderr, '', 'before the freeze every new key may call v1');
+      const sunset = leadline([...cli, 'keys', 'create', '--member', '8', '--legacy-v1'], {
+        env: { LEADLINE_V1_SUNSET_AT: '2026-02-01T00:00:00Z' },
+      });
+      assert.match(
+        sunset.stderr,
+        /^note: v1 was retired at 2026-02-01T00:00:00\.000Z \(LEADLINE_V1_SUNSET_AT\): this key calls v2 only\.$/m,
+      );
+    });
+
     test('keys create for an unknown member points to members list and teams list; nothing is made', () => {
       const r = leadline([...cli, 'keys', 'create', '--member', 'nobody@x.test', '--json']);
       assert.equal(r.status, 1);
@@ -120,7 +146,9 @@ for (const engine of enginesUnderTest()) {
         doc.error.message,
         /no member "nobody@x.test": `leadline members list`.*`leadline teams list`/,
       );
-      assert.deepEqual(jsonOf(leadline([...cli, 'keys', 'list', '--json'])).keys, []);
+      const before = jsonOf(leadline([...cli, 'keys', 'list', '--json'])).keys.length;
+      assert.equal(leadline([...cli, 'keys', 'create', '--member', 'nobody@x.test']).status, 1);
+      assert.equal(jsonOf(leadline([...cli, 'keys', 'list', '--json'])).keys.length, before);
     });
   });
 }
