@@ -7,6 +7,7 @@ import { leadlineProgram, run } from './program.js';
 import { registerSeedCommand } from './seed.js';
 import { registerServeCommand } from './serve.js';
 import { registerV1Commands } from './v1.js';
+import { registerWebhookCommands } from './webhooks.js';
 
 /** The `leadline` command (import-format.md): thin shells over the same services the API uses. */
 const program = leadlineProgram();
@@ -36,6 +37,7 @@ registerSeedCommand(program, withContext);
 registerKeyCommands(program, withContext);
 registerDirectoryCommands(program, withContext);
 registerV1Commands(program, withContext);
+registerWebhookCommands(program, withContext);
 registerConsoleCommands(program, withContext);
 
 await run(program, process.argv);

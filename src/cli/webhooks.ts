@@ -1,0 +1,165 @@
+import type { Command } from 'commander';
+import { loadWebhookConfig, parseIsoTime } from '../config.js';
+import { destinationProblem } from '../delivery/destination.js';
+import { EVENT_TYPES } from '../domain/webhook.js';
+import { newSigningSecret, SecretSeal } from '../domain/webhook-secret.js';
+import { endpointToWire } from '../domain/webhook-wire.js';
+import { CommandError } from './command-error.js';
+import type { CommandContext } from './context.js';
+import { table } from './table.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const ids = (flag: string, text: string | undefined): number[] | null => {
+  if (text === undefined) return null;
+  const list = text.split(',').map((s) => s.trim());
+  if (!list.every((s) => /^\d+$/.test(s)))
+    throw new CommandError(`${flag} ${JSON.stringify(text)}: expected ids like 3,7`);
+  return list.map(Number);
+};
+const endpointId = (id: string): string => {
+  if (!UUID.test(id)) throw new CommandError(`endpoint id ${JSON.stringify(id)} is not a UUID`);
+  return id.toLowerCase();
+};
+const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+
+/**
+ * `leadline webhooks list|add|remove|deliveries|replay` (docs/webhooks.md): the operator's side
+ * of the same endpoints and deliveries the API manages, every team's; `--json` everywhere.
+ */
+export function registerWebhookCommands(program: Command, withContext: CommandContext): void {
+  const webhooks = program.command('webhooks').description('manage webhook endpoints and their deliveries');
+
+  webhooks
+    .command('list')
+    .description('list endpoints (never their secrets)')
+    .option('--team <id>', 'only this team’s')
+    .action((opts: { team?: string }) =>
+      withContext(async ({ store, out }) => {
+        const team = ids('--team', opts.team)?.[0] ?? null;
+        const list = (await store.webhooks.endpoints(team)).map((e) => ({
+          teamId: e.teamId,
+          ...endpointToWire(e),
+        }));
+        out.result(
+          list,
+          table(
+            ['id', 'team', 'url', 'enabled', 'disabled because'],
+            list.map((e) => [e.id, e.teamId, e.url, e.enabled ? 'yes' : 'no', e.disabledReason]),
+          ),
+        );
+      }),
+    );
+
+  webhooks
+    .command('add')
+    .description('register an endpoint for a team; prints its signing secret once')
+    .requiredOption('--team <id>', 'the team whose leads it receives')
+    .requiredOption('--url <url>', 'https URL on a public address (see LEADLINE_WEBHOOK_ALLOW_PRIVATE)')
+    .option('--description <text>', 'a note for people')
+    .option('--members <ids>', 'only leads of these members, e.g. 3,7')
+    .option('--subteams <ids>', 'only leads of current members of these subteams')
+    .action(
+      (opts: { team: string; url: string; description?: string; members?: string; subteams?: string }) =>
+        withContext(async ({ store, out }) => {
+          const config = loadWebhookConfig();
+          const teamId = ids('--team', opts.team)![0]!;
+          if ((await store.directory.team(teamId)) === null) throw new CommandError(`no team ${teamId}`);
+          const problem = await destinationProblem(opts.url, config);
+          if (problem !== null) throw new CommandError(`--url ${opts.url}: ${problem}`);
+          const members = ids('--members', opts.members);
+          for (const m of members ?? []) {
+            if ((await store.directory.findMember(m))?.teamId !== teamId)
+              throw new CommandError(`--members: no member ${m} in team ${teamId}`);
+          }
+          const secret = newSigningSecret();
+          const endpoint = await store.webhooks.addEndpoint({
+            teamId,
+            url: opts.url,
+            description: opts.description ?? null,
+            eventTypes: [...EVENT_TYPES],
+            members,
+            subteams: ids('--subteams', opts.subteams),
+            secret: new SecretSeal(config.secretKey).seal(secret),
+            createdAt: Date.now(),
+          });
+          out.result(
+            { teamId, ...endpointToWire(endpoint, secret) },
+            `endpoint ${endpoint.id} for team ${teamId}: signing secret ${secret}\n(shown once: give it to the receiver now)`,
+          );
+        }),
+    );
+
+  webhooks
+    .command('remove')
+    .description('remove an endpoint and everything waiting for it')
+    .argument('<endpoint id>')
+    .action((id: string) =>
+      withContext(async ({ store, out }) => {
+        if (!(await store.webhooks.removeEndpoint('operator', endpointId(id))))
+          throw new CommandError(`no endpoint ${id}`);
+        out.result({ id, removed: true }, `endpoint ${id} removed`);
+      }),
+    );
+
+  webhooks
+    .command('deliveries')
+    .description("an endpoint's deliveries, newest first, with every attempt")
+    .argument('<endpoint id>')
+    .option('--limit <n>', 'how many', '50')
+    .action((id: string, opts: { limit: string }) =>
+      withContext(async ({ store, out }) => {
+        const limit = ids('--limit', opts.limit)![0]!;
+        const list = await store.deliveries.deliveries('operator', endpointId(id), limit);
+        if (list === null) throw new CommandError(`no endpoint ${id}`);
+        const doc = list.map((d) => ({
+          ...d,
+          createdAt: iso(d.createdAt),
+          nextAttemptAt: iso(d.nextAttemptAt),
+          finishedAt: iso(d.finishedAt),
+          attempts: d.attempts.map((a) => ({ ...a, at: iso(a.at) })),
+        }));
+        const last = (d: (typeof doc)[number]) => d.attempts.at(-1);
+        out.result(
+          doc,
+          table(
+            ['delivery', 'webhook-id', 'type', 'state', 'attempts', 'last status', 'last attempt'],
+            doc.map((d) => [
+              d.id,
+              d.eventId,
+              d.type,
+              d.state,
+              d.attempts.length,
+              last(d)?.status ?? null,
+              last(d)?.at ?? null,
+            ]),
+          ),
+        );
+      }),
+    );
+
+  webhooks
+    .command('replay')
+    .description('send a delivery again (same webhook-id), or every failed one of an endpoint since a time')
+    .argument('[delivery id]')
+    .option('--endpoint <id>', 'with --since: the endpoint whose failed deliveries to send again')
+    .option('--since <ISO time>', 'failed deliveries created at or after this time')
+    .action((delivery: string | undefined, opts: { endpoint?: string; since?: string }) =>
+      withContext(async ({ store, out }) => {
+        const now = Date.now();
+        if (delivery !== undefined) {
+          const id = ids('delivery id', delivery)![0]!;
+          if (!(await store.deliveries.replay('operator', id, now)))
+            throw new CommandError(`no delivery ${id} to replay (or it was dropped)`);
+          out.result({ replayed: [id] }, `delivery ${id} queued again`);
+          return;
+        }
+        if (opts.endpoint === undefined || opts.since === undefined)
+          throw new CommandError('give a delivery id, or --endpoint and --since');
+        const since = parseIsoTime(opts.since);
+        if (since === null)
+          throw new CommandError(`--since ${JSON.stringify(opts.since)} is not an ISO time`);
+        const n = await store.deliveries.replayFailed('operator', endpointId(opts.endpoint), since, now);
+        out.result({ replayed: n }, `${n} failed deliveries queued again`);
+      }),
+    );
+}
