@@ -82,7 +82,7 @@ export function brownoutRetryAfter(b: Brownout, now: number): number {
 }
 
 /** Keys made after the freeze reach v1 only with a legacy grant. */
-export function isFrozenOut(times: V1Times, caller: Caller): boolean {
+export function isFrozenOut(times: V1Times, caller: Pick<Caller, 'keyCreatedAt' | 'legacyV1'>): boolean {
   return caller.keyCreatedAt > times.frozenAt && !caller.legacyV1;
 }
 

@@ -1,4 +1,4 @@
-import { isSunset, type V1Times } from './retirement.js';
+import { isFrozenOut, isSunset, type V1Times } from './retirement.js';
 
 /**
  * Where the retirement of v1 stands at `now` (docs/v1-deprecation-policy.md):
@@ -21,5 +21,7 @@ export function keyMayCallV1(
   key: { createdAt: number; legacyV1: boolean },
   now: number,
 ): boolean {
-  return !isSunset(times, now) && (key.createdAt <= times.frozenAt || key.legacyV1);
+  return (
+    !isSunset(times, now) && !isFrozenOut(times, { keyCreatedAt: key.createdAt, legacyV1: key.legacyV1 })
+  );
 }
