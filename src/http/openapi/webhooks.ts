@@ -115,6 +115,32 @@ export function webhookPaths(): Record<string, Json> {
         },
       }),
     },
+    '/api/pub/v2/webhooks/{endpointId}/test': {
+      post: op('testWebhook', 'Queue a `webhook.test` event to the endpoint', {
+        parameters: [ID],
+        responses: {
+          '202': {
+            description:
+              'Queued; it is delivered, signed, like any event: `{"type": "webhook.test", "timestamp", "data": {"endpointId"}}`.',
+            headers: OK_HEADERS,
+            content: json({
+              type: 'object',
+              required: ['data'],
+              properties: {
+                data: {
+                  type: 'object',
+                  required: ['webhookId'],
+                  properties: {
+                    webhookId: { type: 'string', description: 'The `webhook-id` it is sent with.' },
+                  },
+                },
+              },
+            }),
+          },
+          ...problems(['not-found', ...COMMON]),
+        },
+      }),
+    },
   };
 }
 
