@@ -63,7 +63,11 @@ export async function startServer(config: Config, store: Store, logger: Logger):
   });
   logger.info({ publicUrl }, `links point at ${publicUrl}`);
   // Webhooks: this instance delivers (docs/webhooks.md); on PostgreSQL every instance does.
-  const delivery = new DeliveryLoop(store, config.webhooks, logger);
+  const delivery =
+    metrics === null
+      ? new DeliveryLoop(store, config.webhooks, logger)
+      : new DeliveryLoop(store, config.webhooks, logger, undefined, undefined, metrics.deliveryObserver());
+  if (metrics !== null) metrics.watchWebhooks(() => store.deliveries.backlog());
   delivery.start();
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {

@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import type { WebhookConfig } from '../config.js';
 import type { Store } from '../domain/store.js';
 import {
+  type AttemptOutcome,
   type AttemptResult,
   afterAttempt,
   type ClaimedDelivery,
@@ -38,6 +39,8 @@ export class DeliveryLoop {
     private readonly logger: Logger,
     private readonly sender = new Sender(config, config.concurrency),
     private readonly now: () => number = Date.now,
+    /** Told of every attempt (metrics: src/server.ts). */
+    private readonly observe: (outcome: AttemptOutcome['kind'], result: AttemptResult) => void = () => {},
   ) {
     this.seal = new SecretSeal(config.secretKey);
   }
@@ -107,6 +110,7 @@ export class DeliveryLoop {
       result = { at: this.now(), status: null, latencyMs: 0, answer: `not sent: ${(err as Error).message}` };
     }
     const outcome = afterAttempt(d, result, this.config.disableAfterMs);
+    this.observe(outcome.kind, result);
     try {
       await this.store.deliveries.record(d, result, outcome);
     } catch (err) {

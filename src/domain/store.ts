@@ -330,6 +330,17 @@ export interface DeliveryStore {
    * deliveries were dropped.
    */
   expire(before: number, now: number): Promise<number>;
+  /** What waits to be delivered (metrics): events not yet dispatched, deliveries not yet done. */
+  backlog(): Promise<WebhookBacklog>;
+}
+
+export interface WebhookBacklog {
+  /** Outbox events not yet turned into deliveries. */
+  undispatched: number;
+  /** Deliveries waiting for a successful attempt (retries included). */
+  pending: number;
+  /** When the oldest of those was made (ms since the epoch); null when none waits. */
+  oldestAt: number | null;
 }
 
 export interface MigrationReport {

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
-import { type CounterChild, FastCounter, FastHistogram } from './series.js';
+import { type CounterChild, FastCounter, FastHistogram, type HistogramChild } from './series.js';
 
 /**
  * The one owner of the metrics registry (docs/operations.md lists every metric). The rest of
@@ -70,6 +70,18 @@ export class Metrics {
     'leadline_store_errors_total',
     'Store operations that failed, by operation and engine.',
     ['operation', 'engine'],
+  ).register(this.registry);
+
+  readonly webhookDeliveries = new FastCounter(
+    'leadline_webhook_deliveries_total',
+    'Webhook delivery attempts by outcome: delivered, retry, failed, failed-and-disable.',
+    ['outcome'],
+  ).register(this.registry);
+  readonly webhookLatency = new FastHistogram(
+    'leadline_webhook_delivery_duration_seconds',
+    'Time from sending a webhook delivery attempt to its answer (or its failure), by outcome.',
+    ['outcome'],
+    LATENCY_BUCKETS,
   ).register(this.registry);
 
   constructor(engine: string) {
@@ -143,6 +155,52 @@ export class Metrics {
       collect() {
         const lag = probe.replicaLagSeconds();
         if (lag !== null) this.set(lag);
+      },
+    });
+  }
+
+  /** What the delivery loop calls after each attempt: counts it by outcome and times it. */
+  deliveryObserver(): (outcome: string, result: { latencyMs: number }) => void {
+    const byOutcome = new Map<string, { count: CounterChild; time: HistogramChild }>();
+    return (outcome, result) => {
+      let s = byOutcome.get(outcome);
+      if (s === undefined) {
+        s = { count: this.webhookDeliveries.child(outcome), time: this.webhookLatency.child(outcome) };
+        byOutcome.set(outcome, s);
+      }
+      s.count.value++;
+      s.time.observe(result.latencyMs / 1000);
+    };
+  }
+
+  /** The webhook backlog, read from the store at each scrape (store-wide: use `max` over instances). */
+  watchWebhooks(
+    read: () => Promise<{ undispatched: number; pending: number; oldestAt: number | null }>,
+  ): void {
+    let last: Promise<{ undispatched: number; pending: number; oldestAt: number | null }> | null = null;
+    // One read per scrape serves both gauges.
+    const backlog = () => {
+      last ??= read().finally(() => setTimeout(() => (last = null), 1000).unref());
+      return last;
+    };
+    new Gauge({
+      name: 'leadline_webhook_outbox_depth',
+      help: 'Webhook work waiting: outbox events not yet dispatched (undispatched), deliveries not yet done (pending).',
+      labelNames: ['stage'],
+      registers: [this.registry],
+      async collect() {
+        const b = await backlog();
+        this.set({ stage: 'undispatched' }, b.undispatched);
+        this.set({ stage: 'pending' }, b.pending);
+      },
+    });
+    new Gauge({
+      name: 'leadline_webhook_outbox_oldest_pending_age_seconds',
+      help: 'Age of the oldest webhook event or delivery still waiting; 0 when none waits.',
+      registers: [this.registry],
+      async collect() {
+        const b = await backlog();
+        this.set(b.oldestAt === null ? 0 : Math.max(0, Date.now() - b.oldestAt) / 1000);
       },
     });
   }

@@ -1,5 +1,5 @@
 import type { Sql } from 'postgres';
-import type { DeliveryStore } from '../../domain/store.js';
+import type { DeliveryStore, WebhookBacklog } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
 import type { EndpointOwner } from '../../domain/webhook.js';
 import {
@@ -182,5 +182,18 @@ export class PostgresDeliveryStore implements DeliveryStore {
       await tx`DELETE FROM webhook_events WHERE dispatched_at IS NOT NULL AND dispatched_at < ${before}`;
       return dropped.length;
     })) as number;
+  }
+
+  async backlog(): Promise<WebhookBacklog> {
+    const [row] = await this.sql<{ undispatched: number; pending: number; oldest: number | null }[]>`
+      SELECT (SELECT count(*)::int FROM webhook_events WHERE dispatched_at IS NULL) AS undispatched,
+        (SELECT count(*)::int FROM webhook_deliveries WHERE state = 'pending') AS pending,
+        LEAST((SELECT min(created_at) FROM webhook_events WHERE dispatched_at IS NULL),
+          (SELECT min(created_at) FROM webhook_deliveries WHERE state = 'pending')) AS oldest`;
+    return {
+      undispatched: row?.undispatched ?? 0,
+      pending: row?.pending ?? 0,
+      oldestAt: row?.oldest ?? null,
+    };
   }
 }

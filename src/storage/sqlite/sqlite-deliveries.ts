@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { DeliveryStore } from '../../domain/store.js';
+import type { DeliveryStore, WebhookBacklog } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
 import type { EndpointOwner } from '../../domain/webhook.js';
 import {
@@ -185,5 +185,20 @@ export class SqliteDeliveryStore implements DeliveryStore {
       this.s.forgetEvents.run(before);
       return dropped;
     })();
+  }
+
+  async backlog(): Promise<WebhookBacklog> {
+    const e = this.db
+      .prepare(
+        'SELECT count(*) AS n, min(created_at) AS oldest FROM webhook_events WHERE dispatched_at IS NULL',
+      )
+      .get() as { n: number; oldest: number | null };
+    const d = this.db
+      .prepare(
+        "SELECT count(*) AS n, min(created_at) AS oldest FROM webhook_deliveries WHERE state = 'pending'",
+      )
+      .get() as { n: number; oldest: number | null };
+    const oldest = [e.oldest, d.oldest].filter((t): t is number => t !== null);
+    return { undispatched: e.n, pending: d.n, oldestAt: oldest.length === 0 ? null : Math.min(...oldest) };
   }
 }
