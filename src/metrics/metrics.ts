@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { type CounterChild, FastCounter, FastHistogram, type HistogramChild } from './series.js';
+import { type StoreProbe, type WebhookBacklog, watchStore, watchWebhooks } from './store-gauges.js';
 
 /**
  * The one owner of the metrics registry (docs/operations.md lists every metric). The rest of
@@ -14,21 +15,7 @@ export const LATENCY_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
 ] as const;
 
-export type ReplicaState = 'fresh' | 'lagging' | 'unreachable';
-
-/** What the store gauges read at each scrape. */
-export interface StoreProbe {
-  engine: string;
-  /** PostgreSQL pool size; null for the embedded store. */
-  poolMax: number | null;
-  /** Store operations started and not yet settled. */
-  inFlight(): number;
-  replicaState(): ReplicaState | null;
-  replicaLagSeconds(): number | null;
-  ping(): Promise<void>;
-}
-
-const PING_TIMEOUT_MS = 2_000;
+export type { ReplicaState, StoreProbe, WebhookBacklog } from './store-gauges.js';
 
 export class Metrics {
   readonly registry = new Registry();
@@ -102,61 +89,9 @@ export class Metrics {
     return this.registry.metrics();
   }
 
-  /** Pool, replica and reachability gauges, read from the store at each scrape. */
+  /** Pool, replica and reachability gauges, read from the store at each scrape (store-gauges.ts). */
   watchStore(probe: StoreProbe): void {
-    const registers = [this.registry];
-    const engine = probe.engine;
-    new Gauge({
-      name: 'leadline_store_pool_connections',
-      help: 'PostgreSQL pool: connections in use, and store operations waiting beyond the pool size.',
-      labelNames: ['engine', 'state'],
-      registers,
-      collect() {
-        if (probe.poolMax === null) return;
-        const n = probe.inFlight();
-        this.set({ engine, state: 'in_use' }, Math.min(n, probe.poolMax));
-        this.set({ engine, state: 'waiting' }, Math.max(0, n - probe.poolMax));
-      },
-    });
-    new Gauge({
-      name: 'leadline_store_pool_max',
-      help: 'PostgreSQL pool size (LEADLINE_PG_POOL_MAX).',
-      labelNames: ['engine'],
-      registers,
-      collect() {
-        if (probe.poolMax !== null) this.set({ engine }, probe.poolMax);
-      },
-    });
-    new Gauge({
-      name: 'leadline_store_up',
-      help: `1 when the store answered a ping at this scrape (within ${PING_TIMEOUT_MS} ms), else 0.`,
-      labelNames: ['engine'],
-      registers,
-      async collect() {
-        this.set({ engine }, (await pingWithin(probe, PING_TIMEOUT_MS)) ? 1 : 0);
-      },
-    });
-    const states: ReplicaState[] = ['fresh', 'lagging', 'unreachable'];
-    new Gauge({
-      name: 'leadline_replica_state',
-      help: 'Read replica (DATABASE_READ_URL): 1 for the state it is in, fresh, lagging or unreachable.',
-      labelNames: ['state'],
-      registers,
-      collect() {
-        const now = probe.replicaState();
-        if (now === null) return;
-        for (const s of states) this.set({ state: s }, s === now ? 1 : 0);
-      },
-    });
-    new Gauge({
-      name: 'leadline_replica_lag_seconds',
-      help: 'How far the read replica is behind the primary, as of its last probe.',
-      registers,
-      collect() {
-        const lag = probe.replicaLagSeconds();
-        if (lag !== null) this.set(lag);
-      },
-    });
+    watchStore(this.registry, probe);
   }
 
   /** What the delivery loop calls after each attempt: counts it by outcome and times it. */
@@ -173,36 +108,9 @@ export class Metrics {
     };
   }
 
-  /** The webhook backlog, read from the store at each scrape (store-wide: use `max` over instances). */
-  watchWebhooks(
-    read: () => Promise<{ undispatched: number; pending: number; oldestAt: number | null }>,
-  ): void {
-    let last: Promise<{ undispatched: number; pending: number; oldestAt: number | null }> | null = null;
-    // One read per scrape serves both gauges.
-    const backlog = () => {
-      last ??= read().finally(() => setTimeout(() => (last = null), 1000).unref());
-      return last;
-    };
-    new Gauge({
-      name: 'leadline_webhook_outbox_depth',
-      help: 'Webhook work waiting: outbox events not yet dispatched (undispatched), deliveries not yet done (pending).',
-      labelNames: ['stage'],
-      registers: [this.registry],
-      async collect() {
-        const b = await backlog();
-        this.set({ stage: 'undispatched' }, b.undispatched);
-        this.set({ stage: 'pending' }, b.pending);
-      },
-    });
-    new Gauge({
-      name: 'leadline_webhook_outbox_oldest_pending_age_seconds',
-      help: 'Age of the oldest webhook event or delivery still waiting; 0 when none waits.',
-      registers: [this.registry],
-      async collect() {
-        const b = await backlog();
-        this.set(b.oldestAt === null ? 0 : Math.max(0, Date.now() - b.oldestAt) / 1000);
-      },
-    });
+  /** The webhook backlog, read from the store at each scrape (store-gauges.ts). */
+  watchWebhooks(read: () => Promise<WebhookBacklog>): void {
+    watchWebhooks(this.registry, read);
   }
 
   /** A gauge set at each scrape from `read` (cached for `cacheMs`), one series per key of its result. */
@@ -230,24 +138,6 @@ export class Metrics {
   /** A gauge with one constant value (a configured time, say); not exported when null. */
   constant(name: string, help: string, value: number | null): void {
     if (value !== null) new Gauge({ name, help, registers: [this.registry] }).set(value);
-  }
-}
-
-async function pingWithin(probe: StoreProbe, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([
-      probe.ping().then(
-        () => true,
-        () => false,
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 
