@@ -1,0 +1,157 @@
+/**
+ * Webhook delivery figures (issue 13 §8): creation → delivery latency at the default poll
+ * settings, one instance's delivery throughput to a fast receiver, and a 100k-lead import
+ * delivered in full. The receiver runs in its own process (bench/webhook-receiver.mjs); the
+ * delivery loop is the one `leadline serve` runs, in this process, with the default settings.
+ *
+ *   taskset -c 1 node --import tsx bench/webhooks.ts [sqlite|postgres] [leads for the import]
+ *
+ * The receiver is pinned to CPU 0, this process to CPU 1 (the taskset above).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import pino from 'pino';
+import postgres from 'postgres';
+import { loadWebhookConfig } from '../src/config.js';
+import { DeliveryLoop } from '../src/delivery/loop.js';
+import { importRecords } from '../src/domain/import.js';
+import type { Store } from '../src/domain/store.js';
+import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+
+const engine = (process.argv[2] ?? 'sqlite') as 'sqlite' | 'postgres';
+const BIG = Number(process.argv[3] ?? 100_000);
+const LATENCY_LEADS = 300;
+const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
+async function openBenchStore(): Promise<{ store: Store; done: () => Promise<void> }> {
+  if (engine === 'sqlite') {
+    const dir = mkdtempSync(join(tmpdir(), 'leadline-bench-webhooks-'));
+    const store = SqliteStore.open(join(dir, 'bench.db'));
+    await store.migrate();
+    const done = async () => {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    };
+    return { store, done };
+  }
+  const base = process.env.LEADLINE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const schema = `bench_${randomBytes(5).toString('hex')}`;
+  const admin = postgres(base, { max: 1, onnotice: () => {} });
+  await admin.unsafe(`CREATE SCHEMA ${schema}`);
+  const store = PostgresStore.open(`${base}${base.includes('?') ? '&' : '?'}search_path=${schema}`);
+  await store.migrate();
+  return {
+    store,
+    done: async () => {
+      await store.close();
+      await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`);
+      await admin.end();
+    },
+  };
+}
+
+const load = (store: Store, records: object[]) =>
+  importRecords(store, [
+    { name: 'bench.ndjson', open: () => Readable.from([records.map((r) => JSON.stringify(r)).join('\n')]) },
+  ]);
+const leads = (from: number, n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    type: 'lead',
+    userId: 11,
+    id: `b-${from + i}`,
+    epoch: 1_750_000_000_000 + from + i,
+    isLead: true,
+    name: `Bench ${from + i}`,
+    email: `b${from + i}@bench.test`,
+  }));
+const pct = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+
+async function main(): Promise<void> {
+  // The receiver on CPU 0, this process (run with taskset -c 1) on CPU 1, as bench/run.ts pins.
+  const receiver = spawn(
+    'taskset',
+    ['-c', '0', process.execPath, join(import.meta.dirname, 'webhook-receiver.mjs')],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const port = Number(
+    await new Promise<string>((resolve) =>
+      receiver.stdout.once('data', (c: Buffer) => resolve(c.toString())),
+    ),
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const stats = async () =>
+    (await fetch(`${url}/stats`)).json() as Promise<{
+      unique: number;
+      duplicates: number;
+      latencies: number[];
+      last: number;
+    }>;
+  const reset = () => fetch(`${url}/stats`, { method: 'DELETE' });
+  const { store, done } = await openBenchStore();
+  const config = loadWebhookConfig({ LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true' });
+  try {
+    await load(store, [
+      { type: 'team', id: 1, name: 'Bench' },
+      { type: 'member', id: 11, teamId: 1, email: 'bench@bench.test', role: 'admin', pid: 'p' },
+    ]);
+    await store.webhooks.addEndpoint({
+      teamId: 1,
+      url: `${url}/hooks`,
+      description: null,
+      eventTypes: ['lead.created'],
+      members: null,
+      subteams: null,
+      secret: SECRET,
+      createdAt: Date.now() - 1000,
+    });
+    const loop = new DeliveryLoop(store, config, pino({ level: 'warn' }));
+    loop.start();
+    // 1. Latency: leads stored one at a time (each its own import transaction), 20 ms apart.
+    for (let i = 0; i < LATENCY_LEADS; i++) {
+      const [l] = leads(1_000_000 + i, 1);
+      await load(store, [l!]);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    while ((await stats()).unique < LATENCY_LEADS) await new Promise((r) => setTimeout(r, 50));
+    const lat = (await stats()).latencies;
+    await loop.stop();
+    await reset();
+    // 2 and 3. A whole import waiting in the outbox, then one instance delivers it.
+    const t0 = Date.now();
+    for (let i = 0; i < BIG; i += 10_000) await load(store, leads(i, Math.min(10_000, BIG - i)));
+    const importMs = Date.now() - t0;
+    const loop2 = new DeliveryLoop(store, config, pino({ level: 'warn' }));
+    const start = Date.now();
+    loop2.start();
+    let s = await stats();
+    while (s.unique < BIG) {
+      await new Promise((r) => setTimeout(r, 200));
+      s = await stats();
+    }
+    const deliverMs = s.last - start;
+    await loop2.stop();
+    console.log(
+      `engine ${engine}; default settings (poll ${config.pollMs} ms, concurrency ${config.concurrency})`,
+    );
+    console.log(
+      `creation -> delivery latency over ${lat.length} leads: p50 ${pct(lat, 50)} ms, p99 ${pct(lat, 99)} ms`,
+    );
+    console.log(`import of ${BIG} leads with the endpoint registered: ${(importMs / 1000).toFixed(1)} s`);
+    console.log(
+      `delivered ${s.unique} of ${BIG} (duplicates ${s.duplicates}) in ${(deliverMs / 1000).toFixed(1)} s: ${Math.round(s.unique / (deliverMs / 1000))} events/s`,
+    );
+  } finally {
+    receiver.kill();
+    await done();
+  }
+}
+
+await main();
