@@ -9,10 +9,12 @@ import {
 } from '../schemas/webhooks.js';
 import { HEADERS } from './openapi/build.js';
 import { consolePaths } from './openapi/console.js';
+import { pagePaths } from './openapi/pages.js';
 import { servicePaths } from './openapi/service.js';
 import { v1Paths } from './openapi/v1.js';
 import { v2Paths } from './openapi/v2.js';
-import { webhookEvents, webhookPaths } from './openapi/webhooks.js';
+import { webhookEvents } from './openapi/webhook-events.js';
+import { webhookPaths } from './openapi/webhooks.js';
 
 /**
  * The OpenAPI 3.1 document of everything the server answers — v1 (deprecated), v2, the admin
@@ -78,7 +80,14 @@ export function openApiDocument(): Record<string, unknown> {
       headers: HEADERS,
     },
     security: [{ apiKey: [] }],
-    paths: { ...v2Paths(), ...webhookPaths(), ...v1Paths(), ...servicePaths(), ...consolePaths() },
+    paths: {
+      ...v2Paths(),
+      ...webhookPaths(),
+      ...v1Paths(),
+      ...servicePaths(),
+      ...pagePaths(),
+      ...consolePaths(),
+    },
     webhooks: webhookEvents(),
   };
 }

@@ -5,7 +5,7 @@ import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS } f
  * and readiness, and the pages (docs, problem types, this document; the console's: console.ts).
  */
 
-const html = (description: string): Json => ({
+const _html = (description: string): Json => ({
   description,
   headers: COMMON_HEADERS,
   content: { 'text/html': { schema: { type: 'string' } } },
@@ -27,6 +27,11 @@ const REPORT = {
           memberId: { type: 'integer' },
           status: { type: 'string', description: 'Where the key stands in the migration off v1.' },
           v1Calls: { type: 'integer' },
+          v1Served: { type: 'integer', description: 'v1 calls answered (status below 400).' },
+          v1Refused: {
+            type: 'integer',
+            description: 'v1 calls refused (frozen out, brownout, sunset, errors).',
+          },
           v1ByOperation: { type: 'object', additionalProperties: { type: 'integer' } },
           v1LastSeen: { type: ['string', 'null'], format: 'date-time' },
           userAgent: { type: ['string', 'null'] },
@@ -129,46 +134,6 @@ export function servicePaths(): Record<string, Json> {
         },
       },
     },
-    '/openapi.json': {
-      get: {
-        operationId: 'openApiDocument',
-        tags: ['service'],
-        summary: 'This document',
-        security: [],
-        responses: {
-          '200': { description: 'OpenAPI 3.1.', headers: COMMON_HEADERS, content: json({ type: 'object' }) },
-        },
-      },
-    },
-    '/problems/{code}': {
-      get: {
-        operationId: 'problemPage',
-        tags: ['service'],
-        summary: 'What a problem type means: each problem’s `type` URI is this page',
-        security: [],
-        parameters: [{ name: 'code', in: 'path', required: true, schema: { type: 'string' } }],
-        responses: { '200': html('The page.'), ...problems(['not-found']) },
-      },
-    },
-    '/docs': {
-      get: {
-        operationId: 'apiReference',
-        tags: ['service'],
-        summary: 'This document as a page to read (Redoc, served from the server’s own files)',
-        security: [],
-        responses: { '200': html('The page.') },
-      },
-    },
-    '/docs/{page}': {
-      get: {
-        operationId: 'docPage',
-        tags: ['service'],
-        summary: 'A page of the documentation (HTML; the Markdown source with Accept: text/markdown)',
-        security: [],
-        parameters: [{ name: 'page', in: 'path', required: true, schema: { type: 'string' }, example: 'v2' }],
-        responses: { '200': html('The page.'), ...problems(['not-found']) },
-      },
-    },
     '/metrics': {
       get: {
         operationId: 'metrics',
@@ -184,42 +149,6 @@ export function servicePaths(): Record<string, Json> {
             content: { 'text/plain': { schema: { type: 'string' } } },
           },
           ...problems(['unauthorized']),
-        },
-      },
-    },
-    '/assets/{file}': {
-      get: {
-        operationId: 'pageAsset',
-        tags: ['service'],
-        summary: 'The pages’ style sheet and scripts',
-        security: [],
-        parameters: [
-          { name: 'file', in: 'path', required: true, schema: { type: 'string' }, example: 'leadline.css' },
-        ],
-        responses: {
-          '200': {
-            description: 'The file.',
-            headers: COMMON_HEADERS,
-            content: {
-              'text/css': { schema: { type: 'string' } },
-              'text/javascript': { schema: { type: 'string' } },
-            },
-          },
-          ...problems(['not-found']),
-        },
-      },
-    },
-    '/admin': {
-      get: {
-        operationId: 'adminPage',
-        tags: ['service'],
-        summary: 'The former admin page: on to the console’s v1 view (docs/console.md)',
-        security: [],
-        responses: {
-          '301': {
-            description: 'Moved to /console/v1.',
-            headers: { ...COMMON_HEADERS, Location: { schema: { type: 'string' } } },
-          },
         },
       },
     },

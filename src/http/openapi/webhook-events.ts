@@ -1,0 +1,51 @@
+import { type Json, json, ref } from './build.js';
+import { V2_LEAD_EXAMPLE } from './v2.js';
+
+/**
+ * The OpenAPI document's `webhooks` section: what leadline POSTs to a registered endpoint,
+ * signed per Standard Webhooks (docs/webhooks.md). The endpoints API is webhooks.ts.
+ */
+
+const SIGNATURE_HEADERS = {
+  'webhook-id': {
+    description: 'The event id: the same on every retry of it, so a receiver can drop repeats.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'webhook-timestamp': {
+    description: 'Unix seconds of this attempt.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'webhook-signature': {
+    description:
+      'Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`, one per valid secret (two during a rotation).',
+    required: true,
+    schema: { type: 'string' },
+  },
+};
+
+/** The document's `webhooks` section: what a registered endpoint receives. */
+export function webhookEvents(): Record<string, Json> {
+  return {
+    'lead.created': {
+      post: {
+        operationId: 'leadCreated',
+        tags: ['webhooks'],
+        summary: 'A lead entered the store (v2 creation or import)',
+        description:
+          'POSTed to every enabled endpoint of the lead’s team whose filters match. Any 2xx within 10 s is success; anything else is retried on the Standard Webhooks schedule; 410 disables the endpoint.',
+        parameters: Object.entries(SIGNATURE_HEADERS).map(([name, h]) => ({ name, in: 'header', ...h })),
+        requestBody: {
+          required: true,
+          content: json(ref('LeadCreatedEvent'), {
+            type: 'lead.created',
+            timestamp: '2024-07-01T12:11:02.417Z',
+            data: V2_LEAD_EXAMPLE,
+          }),
+        },
+        responses: { '200': { description: 'Received (any 2xx).' } },
+      },
+    },
+  };
+}
