@@ -45,7 +45,8 @@ mkdir "$app"
 # better-sqlite3 (it builds the native module); deny leadline's `prepare`, which npm lists for a
 # tarball although the package ships dist/ built (it compiles the TypeScript, which is not in it).
 # A tarball's identity for the policy is `file:<path>` (what `npm install-scripts deny` writes).
-printf '{ "private": true, "allowScripts": { "better-sqlite3": true, "file:%s": false } }\n' \
+# core-js (through redoc) and protobufjs (through OpenTelemetry) have scripts nothing needs (docs/cli.md).
+printf '{ "private": true, "allowScripts": { "better-sqlite3": true, "core-js": false, "protobufjs": false, "file:%s": false } }\n' \
   "$tarball" >"$app/package.json"
 (cd "$app" && npm install --no-audit --no-fund "$tarball") 2>&1 | tee "$work/install.log"
 if grep -qi allowScripts "$work/install.log"; then fail "npm install warned about install scripts"; fi
