@@ -103,7 +103,10 @@ describe('webhooks: a store written before migration 5', () => {
     try {
       const report = await store.migrate();
       // Later migrations follow; 5 is the one under test here.
-      assert.deepEqual([report.from, ...report.applied.slice(0, 2)], [4, '5-webhooks', '6-webhook-deliveries']);
+      assert.deepEqual(
+        [report.from, ...report.applied.slice(0, 2)],
+        [4, '5-webhooks', '6-webhook-deliveries'],
+      );
       await checkUpgraded(store);
     } finally {
       await store.close();
@@ -130,7 +133,10 @@ describe('webhooks: a store written before migration 5', () => {
       store = PostgresStore.open(schemaUrl(url, schema));
       const report = await store.migrate();
       // Later migrations follow; 5 is the one under test here.
-      assert.deepEqual([report.from, ...report.applied.slice(0, 2)], [4, '5-webhooks', '6-webhook-deliveries']);
+      assert.deepEqual(
+        [report.from, ...report.applied.slice(0, 2)],
+        [4, '5-webhooks', '6-webhook-deliveries'],
+      );
       await checkUpgraded(store);
     } finally {
       await store?.close();
