@@ -5,7 +5,6 @@ import type { LeadText, TextField } from './lead-text.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Brownout } from './retirement.js';
 import type { UsageRow, UsageSink } from './usage.js';
-import type { AttemptOutcome, AttemptResult, ClaimedDelivery, DeliveryRecord } from './webhook-delivery.js';
 import type {
   Endpoint,
   EndpointChanges,
@@ -14,6 +13,7 @@ import type {
   SigningSecrets,
   WebhookEvent,
 } from './webhook.js';
+import type { AttemptOutcome, AttemptResult, ClaimedDelivery, DeliveryRecord } from './webhook-delivery.js';
 
 /**
  * The store interfaces — the domain's ports: the domain and the HTTP layer call them, and

@@ -110,7 +110,8 @@ describe('Dockerfile', () => {
   test('multi-stage, base images tagged (never latest), the runtime stage runs as a non-root user', () => {
     assert.ok(stages.length >= 2, 'a build stage and a runtime stage');
     for (const from of stages) {
-      const image = (from.split(/\s+/)[0] ?? '').replace('${NODE_VERSION}', '20');
+      // The Dockerfile's ARG, as the build substitutes it.
+      const image = (from.split(/\s+/)[0] ?? '').replace(/\$\{NODE_VERSION\}/, '20');
       assert.match(image, /:[^:]+$/, `${from}: a tagged image`);
       assert.doesNotMatch(image, /:latest$/, `${from}: not latest`);
     }
@@ -131,7 +132,10 @@ describe('Dockerfile', () => {
     );
     for (const [k, a] of all) {
       if (k !== 'COPY' || a.startsWith('--from')) continue;
-      const sources = a.split(/\s+/).filter((w) => !w.startsWith('--')).slice(0, -1);
+      const sources = a
+        .split(/\s+/)
+        .filter((w) => !w.startsWith('--'))
+        .slice(0, -1);
       for (const source of sources) assert.ok(statSync(join(ROOT, source)), `COPY ${source}: exists`);
     }
   });
