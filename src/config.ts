@@ -124,7 +124,7 @@ export function loadConfig(
     rateLimit: {
       limit: int('LEADLINE_RATE_LIMIT', 600, 1, 1_000_000_000),
       windowSeconds: int('LEADLINE_RATE_WINDOW_SECONDS', 60, 1, 86_400),
-      syncMs: int('LEADLINE_RATE_SYNC_MS', 250, 0, 60_000),
+      syncMs: int('LEADLINE_RATE_SYNC_MS', 0, 0, 60_000),
     },
     pg: {
       poolMax: int('LEADLINE_PG_POOL_MAX', 10, 1, 1000),

@@ -18,8 +18,8 @@ interface Counter {
 /**
  * Fixed-window counters in PostgreSQL, shared by every instance.
  *
- * With `syncMs` 0, exact: one committed upsert per request, returning the count so far. Otherwise
- * (the default, LEADLINE_RATE_SYNC_MS) a key's first request in a window on this instance makes
+ * With `syncMs` 0 (the default), exact: one committed upsert per request, returning the count so far.
+ * Otherwise (LEADLINE_RATE_SYNC_MS) a key’s first request in a window on this instance makes
  * that upsert — so it starts from what the other instances counted — and later ones count in
  * memory; every `syncMs` the counts made here are added to the store in one statement, which
  * answers the totals. A busy key's requests cost no round trip of their own; a key that pauses
