@@ -99,7 +99,8 @@ export async function startServerProcess(
     logs,
     stderr: () => stderr,
     async stop(signal = 'SIGTERM') {
-      if (child.exitCode !== null) return child.exitCode;
+      // Ended already (by an exit or a signal): no 'exit' event will come again.
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
       const [code] = (await once(child, 'exit')) as [number | null];
       return code;

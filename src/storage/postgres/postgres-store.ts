@@ -8,7 +8,7 @@ import { PostgresConsoleStore } from './postgres-console.js';
 import { PostgresDeliveryStore } from './postgres-deliveries.js';
 import { PostgresDirectoryStore } from './postgres-directory.js';
 import { PostgresImportWriter } from './postgres-import.js';
-import { PostgresKeyStore } from './postgres-keys.js';
+import { KEYS_CHANNEL, PostgresKeyStore } from './postgres-keys.js';
 import { PostgresLeadStore } from './postgres-leads.js';
 import { PostgresRateLimiter } from './postgres-rate-limit.js';
 import { PostgresRetirementStore } from './postgres-retirement.js';
@@ -144,10 +144,15 @@ export class PostgresStore implements Store {
   }
 
   async importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
-    return this.sql.begin(async (tx) => work(await PostgresImportWriter.start(tx))) as Promise<T>;
+    return this.sql.begin(async (tx) => {
+      // Imports write members and their roles: every instance forgets its keys on commit.
+      await tx`SELECT pg_notify(${KEYS_CHANNEL}, '')`;
+      return work(await PostgresImportWriter.start(tx));
+    }) as Promise<T>;
   }
 
   async close(): Promise<void> {
+    await this.keys.close();
     if (this.replica !== null) {
       await this.replica.router.stop();
       await this.replica.sql.end({ timeout: 5 });
