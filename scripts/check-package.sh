@@ -29,7 +29,7 @@ contents="$(tar -tzf "$tarball")"
 for needed in package/bin/leadline.js package/dist/cli/main.js package/dist/storage/sqlite/migrations.js \
   package/dist/storage/postgres/migrations.js package/docs/v1-reference.md package/docs/openapi.json \
   package/src/http/assets/console.js package/src/http/assets/leadline.css package/README.md package/CHANGELOG.md \
-  package/LICENSE; do
+  package/LICENSE package/node_modules/postgres/src/connection.js; do
   grep -qx "$needed" <<<"$contents" || fail "$needed is missing from $(basename "$tarball")"
 done
 # Only what runs or is read at run time: no tests, no TypeScript sources, no source maps.
@@ -37,6 +37,9 @@ if grep -E '^package/(test|bench|src/.*\.ts$|dist/.*\.map$)' <<<"$contents"; the
   fail "the files above should not be in the package"
 fi
 echo "$(wc -l <<<"$contents") files in $(basename "$tarball")"
+# The PostgreSQL driver ships inside the package with leadline's fix (patches/, docs/scaling.md).
+tar -xzOf "$tarball" package/node_modules/postgres/src/connection.js | grep -q 'patched by leadline' ||
+  fail "the bundled postgres driver lacks the patch in patches/"
 
 echo "--- npm install <tarball> into an empty directory"
 app="$work/app"
@@ -53,6 +56,14 @@ if grep -qi allowScripts "$work/install.log"; then fail "npm install warned abou
 
 cd "$app"
 leadline="$app/node_modules/.bin/leadline"
+# What the installed copy imports is the bundled, patched driver, not one from elsewhere.
+driver="$(cd "$app/node_modules/leadline" && node -e 'console.log(import.meta.resolve("postgres"))' --input-type=module)"
+case "$driver" in
+  "file://$app/node_modules/leadline/node_modules/postgres/"*) ;;
+  *) fail "leadline resolves postgres to $driver, not its bundled copy" ;;
+esac
+grep -q 'patched by leadline' "$app/node_modules/leadline/node_modules/postgres/src/connection.js" ||
+  fail "the installed postgres driver lacks the patch in patches/"
 echo "--- npx leadline --help"
 npx leadline --help >"$work/help.txt"
 for cmd in serve import migrate seed keys; do
