@@ -653,6 +653,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Console: the team’s webhook endpoints */
+        get: operations["consoleWebhooks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Console: one endpoint and its newest deliveries, every attempt */
+        get: operations["consoleWebhook"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/webhooks/{id}/deliveries/{delivery}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Console: send a failed or delivered delivery again (same webhook-id) */
+        post: operations["consoleReplayDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/brownouts": {
         parameters: {
             query?: never;
@@ -3682,7 +3733,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Nothing there for this session (another team’s key or team is not found either). */
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3746,7 +3797,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Nothing there for this session (another team’s key or team is not found either). */
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3820,7 +3871,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Nothing there for this session (another team’s key or team is not found either). */
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3886,7 +3937,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Nothing there for this session (another team’s key or team is not found either). */
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3957,7 +4008,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Nothing there for this session (another team’s key or team is not found either). */
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4030,7 +4081,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Nothing there for this session (another team’s key or team is not found either). */
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4095,7 +4146,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Nothing there for this session (another team’s key or team is not found either). */
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4160,8 +4211,225 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Nothing there for this session (another team’s key or team is not found either). */
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
             404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    consoleWebhooks: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints, with how their newest deliveries went. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    consoleWebhook: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+                /** @description How many of the newest deliveries to list. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint’s id (as `GET /api/pub/v2/webhooks` gives it). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    consoleReplayDelivery: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint’s id (as `GET /api/pub/v2/webhooks` gives it). */
+                id: string;
+                /** @description The delivery’s id, one of the endpoint’s newest 200. */
+                delivery: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Done: on to /console/webhooks/{id}?replayed={delivery}. */
+            303: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The delivery is pending (already waiting for an attempt) or was dropped. */
+            409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
@@ -4221,7 +4489,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Nothing there for this session (another team’s key or team is not found either). */
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4291,7 +4559,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Nothing there for this session (another team’s key or team is not found either). */
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4359,7 +4627,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description Nothing there for this session (another team’s key or team is not found either). */
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

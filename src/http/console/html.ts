@@ -36,3 +36,10 @@ export function html(strings: TemplateStringsArray, ...values: unknown[]): Html 
 export function when(ms: number | null): string {
   return ms === null ? '—' : `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
+
+/** An instant to the second, in a `<time>` element (delivery attempts are seconds apart). */
+export function whenExact(ms: number | null): Html {
+  if (ms === null) return html`—`;
+  const iso = new Date(ms).toISOString();
+  return html`<time datetime="${iso}">${iso.slice(0, 19).replace('T', ' ')} UTC</time>`;
+}

@@ -4,6 +4,7 @@ import { consoleAssets } from './assets.js';
 import { brownoutSchedule } from './brownout-schedule.js';
 import { brownoutsPage } from './brownouts-page.js';
 import { type ConsoleDeps, ConsolePageError, noStore } from './context.js';
+import { deliveryReplay } from './delivery-replay.js';
 import { html } from './html.js';
 import { keyCreate } from './key-create.js';
 import { keyLegacy } from './key-legacy.js';
@@ -13,6 +14,8 @@ import { page } from './layout.js';
 import { signInRoutes } from './sign-in.js';
 import { v1Csv } from './v1-csv.js';
 import { v1Page } from './v1-page.js';
+import { webhookPage } from './webhook-page.js';
+import { webhooksPage } from './webhooks-page.js';
 
 /** Form posts are small: a label, a few ids. */
 const FORM_LIMIT = 16 * 1024;
@@ -70,6 +73,9 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   keyLegacy(app, deps);
   v1Page(app, deps);
   v1Csv(app, deps);
+  webhooksPage(app, deps);
+  webhookPage(app, deps);
+  deliveryReplay(app, deps);
   brownoutsPage(app, deps);
   brownoutSchedule(app, deps);
 }

@@ -1,59 +1,12 @@
 import { COMMON_HEADERS, type Json } from './build.js';
+import { days, form, id, op, page, redirect, refusals, team } from './console-parts.js';
+import { consoleWebhookPaths } from './console-webhooks.js';
 
 /**
  * The admin console's routes (docs/console.md) in the OpenAPI document: pages for people, not an
  * API. Every one but sign-in needs the `leadline_console` session cookie (not an API key); every
  * POST but sign-in needs the form's `_csrf` token.
  */
-
-const page = (description: string): Json => ({
-  description,
-  headers: COMMON_HEADERS,
-  content: { 'text/html': { schema: { type: 'string' } } },
-});
-const redirect = (to: string): Json => ({
-  description: `Done: on to ${to}.`,
-  headers: { ...COMMON_HEADERS, Location: { schema: { type: 'string' } } },
-});
-const refusals = {
-  '400': page('The form or link is not valid; the page says why.'),
-  '401': page('No session (signed out or idle for 30 minutes): ask for a new sign-in link.'),
-  '403': page('A change without its CSRF token, or an operator-only view.'),
-  '404': page('Nothing there for this session (another team’s key or team is not found either).'),
-};
-const team = {
-  name: 'team',
-  in: 'query',
-  required: false,
-  schema: { type: 'string', pattern: '^[0-9]+$' },
-  description: 'The operator’s choice of team; a team admin always sees their own.',
-};
-const days = {
-  name: 'days',
-  in: 'query',
-  required: false,
-  schema: { type: 'integer', minimum: 1, maximum: 3660 },
-};
-const id = { name: 'id', in: 'path', required: true, schema: { type: 'string', pattern: '^[0-9]+$' } };
-
-function form(properties: Record<string, Json>, required: string[] = []): Json {
-  return {
-    required: true,
-    content: {
-      'application/x-www-form-urlencoded': {
-        schema: {
-          type: 'object',
-          required: ['_csrf', ...required],
-          properties: { _csrf: { type: 'string' }, ...properties },
-        },
-      },
-    },
-  };
-}
-
-function op(operationId: string, summary: string, extra: Json): Json {
-  return { operationId, tags: ['console'], summary, security: [], ...extra };
-}
 
 export function consolePaths(): Record<string, Json> {
   return {
@@ -147,6 +100,7 @@ export function consolePaths(): Record<string, Json> {
         },
       }),
     },
+    ...consoleWebhookPaths(),
     '/console/brownouts': {
       get: op('consoleBrownouts', 'Console: brownouts (operator)', {
         responses: { '200': page('Active, scheduled and past brownouts.'), ...refusals },
