@@ -1,17 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { createSignInLink } from '../../src/domain/console-sign-in.js';
 import type { Store } from '../../src/domain/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load, testConfig } from '../helpers.js';
+import { checkView, cliLink, consoleContext, launchChromium } from './console-kit.js';
 
 /**
  * Issue 15 in a real browser (Debian's Chromium through playwright-core, `npm run test:browser`):
@@ -23,35 +20,9 @@ import { load, testConfig } from '../helpers.js';
  * another origin, the CSP reports nothing; screenshots at 1280 and 390 px go to
  * test-results/console/ (docs/console.md).
  */
-const CHROMIUM = process.env.LEADLINE_CHROMIUM ?? '/usr/bin/chromium';
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SHOTS = `${ROOT}test-results/console/`;
-const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const RECORD_VIOLATIONS = `window.__violations = [];
-document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`;
 const A = 1531;
 const B = 1532;
 const UA = 'curl/8.5.0';
-
-/** `leadline console link …` as an operator runs it (the CLI from source, no build needed). */
-function cliLink(location: EngineStore['location'], base: string, who: string[]): string {
-  const where =
-    location.databaseUrl === null ? ['--db', location.dbPath] : ['--database-url', location.databaseUrl];
-  const r = spawnSync(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli/main.ts', ...where, 'console', 'link', ...who],
-    {
-      cwd: ROOT,
-      encoding: 'utf8',
-      env: { ...process.env, DATABASE_URL: '', LEADLINE_PUBLIC_URL: base },
-      timeout: 60_000,
-    },
-  );
-  assert.equal(r.status, 0, `leadline console link: ${r.stderr}`);
-  const url = r.stdout.split('\n')[0]!;
-  assert.match(url, /^http:\/\/127\.0\.0\.1:\d+\/console\/sign-in\/[0-9a-f]{64}$/);
-  return url;
-}
 
 for (const engine of enginesUnderTest()) {
   describe(`the admin console in Chromium [${engine}]`, () => {
@@ -85,19 +56,7 @@ for (const engine of enginesUnderTest()) {
       app = await buildApp({ config: testConfig({ LEADLINE_USAGE_FLUSH_MS: '100' }), store });
       await app.listen({ host: '127.0.0.1', port: 0 });
       base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-background-networking',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
-      mkdirSync(SHOTS, { recursive: true });
+      browser = await launchChromium();
     });
     after(async () => {
       await browser?.close();
@@ -105,47 +64,8 @@ for (const engine of enginesUnderTest()) {
       await made?.cleanup();
     });
 
-    async function context(): Promise<{ ctx: BrowserContext; page: Page }> {
-      const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-      await ctx.addInitScript(RECORD_VIOLATIONS);
-      const page = await ctx.newPage();
-      page.on('request', (r) => {
-        if (new URL(r.url()).origin !== base) foreign.push(r.url());
-      });
-      page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
-      page.on('console', (m) => {
-        if (/Content.Security.Policy/i.test(m.text())) problems.push(m.text());
-      });
-      page.on('dialog', (d) => void d.accept());
-      return { ctx, page };
-    }
-
-    /** The checks every view gets: CSP quiet, axe clean, screenshots at both widths. */
-    async function checkView(page: Page, name: string): Promise<void> {
-      assert.deepEqual(await page.evaluate<string[]>('window.__violations'), [], `${name}: CSP violations`);
-      await page.evaluate(AXE);
-      const found = await page.evaluate<{ id: string; impact: string; nodes: number }[]>(`axe
-        .run(document, { resultTypes: ['violations'] })
-        .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`);
-      const bad = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-      assert.deepEqual(bad, [], `${name}: axe found ${JSON.stringify(bad)}`);
-      await page.screenshot({ path: `${SHOTS}${name}-1280.png`, fullPage: true });
-      await page.setViewportSize({ width: 390, height: 844 });
-      // The chart follows the window's size on its resize event.
-      await page.waitForTimeout(200);
-      const overflow = await page.evaluate<number>(
-        'document.documentElement.scrollWidth - window.innerWidth',
-      );
-      const wide = await page.evaluate<string[]>(`[...document.querySelectorAll('body *')]
-        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1 && !e.closest('.scroll'))
-        .map((e) => e.tagName + (e.id ? '#' + e.id : '') + ' ' + Math.round(e.getBoundingClientRect().right))`);
-      assert.ok(
-        overflow <= 1,
-        `${name}: the page scrolls sideways at 390 px (${overflow}px): ${wide.join(', ')}`,
-      );
-      await page.screenshot({ path: `${SHOTS}${name}-390.png`, fullPage: true });
-      await page.setViewportSize({ width: 1280, height: 900 });
-    }
+    const context = (): Promise<{ ctx: BrowserContext; page: Page }> =>
+      consoleContext(browser, base, foreign, problems);
 
     const v1 = (key: string) =>
       fetch(`${base}/api/pub/leads/getLastLead`, {
