@@ -1,0 +1,259 @@
+/**
+ * The *ideal data path* of issue 16: the work an authenticated v1 getLastLead and a v2 search
+ * page cannot do without, and nothing else. Both reference servers use it —
+ * bench/reference-ideal.ts (bare node:http) and bench/reference-ideal-fastify.ts (a minimal
+ * Fastify app) — so the two differ by the framework alone.
+ *
+ * The work, with the project's own code (imported from src/, so it is the same work):
+ *   - the key: the shape check, SHA-256 and a constant-time compare against the store's hash
+ *     (src/domain/api-key.ts), revoked and expired refused; then *remembered*, by the presented
+ *     key, while the store says nothing changed (below), so a busy key is verified once;
+ *   - getLastLead: the product's prepared query (LEAD_QUERIES / PG_LEAD_QUERIES.lastOfMember),
+ *     the row mapped by toLead, the v1 body by lastLeadBody (src/domain/v1-wire.ts, as src/http/v1/routes.ts);
+ *   - the v2 search page: the product's query text for `{"filters":{"teamId":…}}` (searchQuery of
+ *     src/storage/*\/…-search.ts, limit + 1 rows to know whether a next page exists), each lead by
+ *     leadToV2, the sealed next-page cursor (CursorCodec with the store's `v2-cursor` secret and
+ *     the same filter fingerprint) and the same `{"data":{"leads":[…],"nextCursor":…}}` JSON.
+ * Not done: usage ledger, quota counters, v1 phase and brownouts, ETag, security, deprecation and
+ * cache headers, request ids, logs, metrics, body validation beyond reading the team.
+ *
+ * "Remembered while the store says nothing changed" — what was chosen:
+ *   - SQLite: while `PRAGMA data_version` of this process's connection is unchanged, asked on
+ *     every request (one statement, no I/O). Any commit by another connection to the file — a
+ *     revocation, a role change, leadline's own usage flush — changes it, and the next request
+ *     verifies the key against the store again. No time limit is needed on top: nothing can
+ *     change the key's row without changing data_version. (The product's key store keys its own
+ *     cache of rows on the same pragma: src/storage/sqlite/sqlite-keys.ts.)
+ *   - PostgreSQL: at most 1 s (KEY_MEMORY_MS), as issue 16 states; a request within 1 s of the
+ *     verification makes one round trip, the query's. Expiry is checked on every request.
+ * Mode `every` (the earlier bench/reference-same-work.ts, kept as a line of its own) remembers
+ * nothing: the key's rows are read from the store and hashed on every request.
+ */
+import Database from 'better-sqlite3';
+import { displayPrefix, hashesMatch, hashKey, presentedKey } from '../src/domain/api-key.js';
+import { CursorCodec, fingerprint } from '../src/domain/cursor.js';
+import type { Lead } from '../src/domain/lead.js';
+import type { LeadFilter } from '../src/domain/store.js';
+import { lastLeadBody } from '../src/domain/v1-wire.js';
+import { leadToV2 } from '../src/domain/v2-wire.js';
+import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
+import { KEY_COLUMNS, type LeadRow, toLead } from '../src/storage/rows.js';
+import { LEAD_QUERIES } from '../src/storage/sqlite/sqlite-leads.js';
+import { searchQuery } from '../src/storage/sqlite/sqlite-search.js';
+import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+
+export type KeyMemory = 'remember' | 'every';
+
+/** PostgreSQL: how long a verified key is taken as still valid without asking the store. */
+export const KEY_MEMORY_MS = 1000;
+/** The product's default page (src/http/v2/search-leads.ts DEFAULT_LIMIT). */
+const PAGE = 100;
+
+/** An answer: status and JSON body. */
+export interface Answer {
+  status: number;
+  body: string;
+}
+
+/** What the work needs of a key, as the store holds it. */
+interface KeyFacts {
+  hash: Buffer;
+  teamId: number;
+  memberId: number;
+  role: string;
+  revokedAt: number | null;
+  expiresAt: number | null;
+}
+
+interface Known {
+  teamId: number;
+  memberId: number;
+  role: string;
+  expiresAt: number | null;
+  /** SQLite: the data_version it was verified at; PostgreSQL: Date.now() then. */
+  stamp: number;
+}
+
+/** What each engine provides: its reads, synchronous (SQLite) or not (PostgreSQL). */
+interface Engine {
+  keys(display: string): KeyFacts[] | Promise<KeyFacts[]>;
+  /** Whether a key verified at `stamp` may be taken as still valid now. */
+  fresh(stamp: number, now: number): boolean;
+  stamp(now: number): number;
+  lastOfMember(teamId: number, memberId: number): Lead | null | Promise<Lead | null>;
+  search(filter: LeadFilter, limit: number): Lead[] | Promise<Lead[]>;
+  close(): Promise<void>;
+}
+
+/** `f` of `v`, synchronously when `v` is a value: SQLite's path never waits for a microtask. */
+const then = <T, R>(v: T | Promise<T>, f: (t: T) => R | Promise<R>): R | Promise<R> =>
+  v instanceof Promise ? v.then(f) : f(v);
+
+const UNAUTHORIZED: Answer = { status: 401, body: '{"title":"Unauthorized"}' };
+
+export class IdealWork {
+  private readonly known = new Map<string, Known>();
+
+  private constructor(
+    private readonly engine: Engine,
+    private readonly memory: KeyMemory,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  /** `where`: the SQLite file or the PostgreSQL URL leadline serves. */
+  static async open(engine: 'sqlite' | 'postgres', where: string, memory: KeyMemory): Promise<IdealWork> {
+    if (engine === 'sqlite') {
+      // The cursor secret as leadline reads it (made by whichever asks first), then read-only.
+      const store = SqliteStore.open(where);
+      const secret = await store.secret('v2-cursor');
+      await store.close();
+      return new IdealWork(sqliteEngine(where), memory, new CursorCodec(secret));
+    }
+    const store = PostgresStore.open(where);
+    return new IdealWork(postgresEngine(store), memory, new CursorCodec(await store.secret('v2-cursor')));
+  }
+
+  close(): Promise<void> {
+    return this.engine.close();
+  }
+
+  /** The caller a key names, remembered (see the header); null: refused. */
+  private caller(authorization: string | undefined): Known | null | Promise<Known | null> {
+    const now = Date.now();
+    const header = authorization ?? '';
+    const hit = this.known.get(header);
+    if (hit !== undefined && this.engine.fresh(hit.stamp, now)) {
+      return hit.expiresAt !== null && hit.expiresAt <= now ? null : hit;
+    }
+    const presented = presentedKey(authorization);
+    if (presented === null) return null;
+    const hash = hashKey(presented);
+    const stamp = this.engine.stamp(now);
+    return then(this.engine.keys(displayPrefix(presented)), (candidates) => {
+      let found: KeyFacts | null = null;
+      for (const c of candidates) if (hashesMatch(hash, c.hash)) found = c;
+      if (found === null || found.revokedAt !== null) return null;
+      if (found.expiresAt !== null && found.expiresAt <= now) return null;
+      const known: Known = {
+        teamId: found.teamId,
+        memberId: found.memberId,
+        role: found.role,
+        expiresAt: found.expiresAt,
+        stamp,
+      };
+      if (this.memory === 'remember') this.known.set(header, known);
+      return known;
+    });
+  }
+
+  /** GET /api/pub/leads/getLastLead: the member's last lead as the v1 body. */
+  lastLead(authorization: string | undefined): Answer | Promise<Answer> {
+    return then(this.caller(authorization), (c) =>
+      c === null
+        ? UNAUTHORIZED
+        : then(this.engine.lastOfMember(c.teamId, c.memberId), (lead) => ({
+            status: 200,
+            body: lastLeadBody(lead),
+          })),
+    );
+  }
+
+  /**
+   * POST /api/pub/v2/leads/search with `{"filters":{"teamId":<the key's team>}}` (parsed by the
+   * caller: node:http or Fastify): the first page of 100, newest first, as leadline answers it.
+   */
+  search(authorization: string | undefined, body: unknown): Answer | Promise<Answer> {
+    return then(this.caller(authorization), (c) => {
+      if (c === null) return UNAUTHORIZED;
+      const teamId = (body as { filters?: { teamId?: unknown } } | null)?.filters?.teamId;
+      if (teamId !== c.teamId || c.role !== 'admin') return { status: 403, body: '{"title":"Forbidden"}' };
+      const filter: LeadFilter = {
+        scope: { teamId },
+        start: null,
+        end: null,
+        sources: null,
+        hasEmail: null,
+        text: [],
+      };
+      return then(this.engine.search(filter, PAGE + 1), (found) => {
+        const page = found.slice(0, PAGE);
+        const last = page[page.length - 1];
+        const nextCursor =
+          found.length > PAGE && last !== undefined
+            ? this.cursors.encode('search', teamId, fingerprint({ filter, direction: 'DESC' }), {
+                epoch: last.epoch,
+                seq: last.seq,
+              })
+            : null;
+        return { status: 200, body: JSON.stringify({ data: { leads: page.map(leadToV2), nextCursor } }) };
+      });
+    });
+  }
+}
+
+/** SQLite: one read-only connection, statements prepared once, rows as arrays. */
+function sqliteEngine(file: string): Engine {
+  const db = new Database(file, { readonly: true });
+  // The product's key query (src/storage/sqlite/sqlite-keys.ts byDisplayStmt).
+  const keyStmt = db.prepare(`SELECT ${KEY_COLUMNS}, k.hash, m.role FROM api_keys k
+      JOIN members m ON m.id = k.member_id WHERE k.display = ?`);
+  const versionStmt = db.prepare('PRAGMA data_version').pluck();
+  const lastStmt = db.prepare(LEAD_QUERIES.lastOfMember).raw(true);
+  const searches = new Map<string, Database.Statement>();
+  const version = () => versionStmt.get() as number;
+  return {
+    keys: (display) =>
+      (
+        keyStmt.all(display) as {
+          hash: Buffer;
+          team_id: number;
+          member_id: number;
+          role: string;
+          revoked_at: number | null;
+          expires_at: number | null;
+        }[]
+      ).map((r) => ({
+        hash: r.hash,
+        teamId: r.team_id,
+        memberId: r.member_id,
+        role: r.role,
+        revokedAt: r.revoked_at,
+        expiresAt: r.expires_at,
+      })),
+    stamp: version,
+    fresh: (stamp) => stamp === version(),
+    lastOfMember: (teamId, memberId) => {
+      const row = lastStmt.get(teamId, memberId) as LeadRow | undefined;
+      return row === undefined ? null : toLead(row);
+    },
+    search: (filter, limit) => {
+      // The product builds the text per request and keeps one statement per text (StatementCache).
+      const q = searchQuery(filter, 'DESC', null, limit);
+      let stmt = searches.get(q.sql);
+      if (stmt === undefined) {
+        stmt = db.prepare(q.sql).raw(true);
+        searches.set(q.sql, stmt);
+      }
+      return (stmt.all(q.params) as LeadRow[]).map(toLead);
+    },
+    close: async () => {
+      db.close();
+    },
+  };
+}
+
+/**
+ * PostgreSQL: the product's store classes over its own pool (10 connections, int8 as numbers):
+ * lastOfMember is the same prepared statement, search the same unprepared text, findByDisplay the
+ * same key query, on the same connections settings as leadline's.
+ */
+function postgresEngine(store: PostgresStore): Engine {
+  return {
+    keys: (display) => store.keys.findByDisplay(display),
+    stamp: (now) => now,
+    fresh: (stamp, now) => now - stamp <= KEY_MEMORY_MS,
+    lastOfMember: (teamId, memberId) => store.leads.lastOfMember(teamId, memberId),
+    search: (filter, limit) => store.leads.search(filter, 'DESC', null, limit),
+    close: () => store.close(),
+  };
+}

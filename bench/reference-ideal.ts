@@ -1,0 +1,53 @@
+import { createServer, type ServerResponse } from 'node:http';
+import { type Answer, IdealWork, type KeyMemory } from './ideal.js';
+
+/**
+ * Reference for P1 and P6 (issue 16): the ideal data path (bench/ideal.ts) behind bare
+ * node:http — getLastLead and the v2 search page, nothing else.
+ *
+ *   node --import tsx bench/reference-ideal.ts <port> <sqlite|postgres> <file or URL> [remember|every]
+ *
+ * `every` reads and hashes the key on every request: the earlier "same work" reference
+ * (bench/reference-same-work.ts until issue 16).
+ */
+const [portArg, engine, where, memory = 'remember'] = process.argv.slice(2);
+if ((engine !== 'sqlite' && engine !== 'postgres') || where === undefined)
+  throw new Error('usage: reference-ideal.ts <port> <sqlite|postgres> <file or URL> [remember|every]');
+const work = await IdealWork.open(engine, where, memory as KeyMemory);
+
+function send(res: ServerResponse, a: Answer): void {
+  res.writeHead(a.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(a.body),
+  });
+  res.end(a.body);
+}
+
+const answer = (res: ServerResponse, a: Answer | Promise<Answer>): void => {
+  if (a instanceof Promise)
+    a.then(
+      (x) => send(res, x),
+      () => send(res, { status: 500, body: '{}' }),
+    );
+  else send(res, a);
+};
+
+createServer((req, res) => {
+  if (req.url === '/api/pub/leads/getLastLead') return answer(res, work.lastLead(req.headers.authorization));
+  if (req.url === '/api/pub/v2/leads/search' && req.method === 'POST') {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      let body: unknown;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        return send(res, { status: 400, body: '{}' });
+      }
+      answer(res, work.search(req.headers.authorization, body));
+    });
+    return;
+  }
+  if (req.url === '/healthz') return send(res, { status: 200, body: '{}' });
+  send(res, { status: 404, body: '{}' });
+}).listen(Number(portArg), '127.0.0.1');
