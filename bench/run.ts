@@ -12,7 +12,14 @@
  * Knobs: BENCH_SIZES=10000,100000 (override the sizes), BENCH_SECONDS (per load, default 5),
  * BENCH_ROUNDS, BENCH_ENGINES=sqlite,postgres, BENCH_IMPORT_LEADS (P5, default 100000),
  * BENCH_PROFILE=1 (servers run with --cpu-prof into BENCH_PROFILE_DIR, default $TMPDIR/leadline-profiles), BENCH_LOADGEN=autocannon,
- * LEADLINE_TEST_DATABASE_URL (PostgreSQL, default postgres://postgres@127.0.0.1:5432/test).
+ * BENCH_SCENARIOS=p1,p6 (a subset of p1,p2,p3a,p3bc,p4,p5,p6; RESULTS.md is then not written),
+ * LEADLINE_TEST_DATABASE_URL (PostgreSQL, default postgres://postgres@127.0.0.1:5432/test),
+ * LEADLINE_TEST_REDIS_URL (P1's leadline with Redis, default redis://127.0.0.1:6379).
+ *
+ * Issue 16's ideal references (bench/ideal.ts) run beside leadline on the same stores: the ideal
+ * data path on node:http and the same work on Fastify, for P1 (getLastLead, MAIN) and P6 (the v2
+ * search page, LARGEST); P1 also starts leadline on PostgreSQL with LEADLINE_RATE_SYNC_MS and
+ * with REDIS_URL.
  *
  * This file is the runner: it prepares the stores, collects each scenario's jobs in one order,
  * runs the rounds and writes the report. One file per target in bench/scenarios/ (its jobs and
@@ -22,19 +29,24 @@ import { execSync } from 'node:child_process';
 import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  ALL,
   ENGINES,
   IMPORTED_AT_MOST,
+  LARGEST,
   log,
   MAIN,
   PROFILE,
   PROFILE_DIR,
   ROUNDS,
+  SCENARIOS,
+  type Scenario,
   SECONDS,
   SIZES,
   SMALLEST,
   SMOKE,
   WRITE_RESULTS,
 } from './harness/config.js';
+import { startIdeals } from './harness/ideals.js';
 import { type Job, loadJob, runRounds, warmUp } from './harness/jobs.js';
 import { report, writeResults } from './harness/report.js';
 import { jsonServer, type Served, serve, stopServers } from './harness/servers.js';
@@ -71,42 +83,64 @@ async function main(): Promise<string> {
   );
   if (PROFILE) mkdirSync(PROFILE_DIR, { recursive: true });
 
-  await p5.importScenario();
+  const has = (s: Scenario) => SCENARIOS.has(s);
+  if (has('p5')) await p5.importScenario();
 
   const served = await serveAll();
-  const refs = await p1.startReferences(served);
-  const js = await jsonServer(served.find((s) => s.size === SMALLEST)!);
+  const refs = has('p1') ? await p1.startReferences(served) : null;
+  await startIdeals(served, [...(has('p1') ? [MAIN] : []), ...(has('p6') ? [LARGEST] : [])]);
+  const js = has('p1') ? await jsonServer(served.find((s) => s.size === SMALLEST)!) : null;
   const main = served.filter((s) => s.size === MAIN);
-  const bounds = await p3a.rangeBound(main[0]!);
-  log(`P3 range: ${bounds.count} leads (epoch < ${bounds.end})`);
+  const bounds = has('p3a') ? await p3a.rangeBound(main[0]!) : { end: Number.NaN, count: 0 };
+  if (has('p3a')) log(`P3 range: ${bounds.count} leads (epoch < ${bounds.end})`);
 
-  const jobs: Job[] = [
-    ...p1.referenceJobs(refs),
-    loadJob(
-      `json-server.${SMALLEST}`,
-      { url: `${js.url}/leads?userId=1&_sort=epoch&_order=desc&_limit=1` },
-      10,
-    ),
-  ];
+  const jobs: Job[] = [];
+  if (refs !== null && js !== null)
+    jobs.push(
+      ...p1.referenceJobs(refs),
+      loadJob(
+        `json-server.${SMALLEST}`,
+        { url: `${js.url}/leads?userId=1&_sort=epoch&_order=desc&_limit=1` },
+        10,
+      ),
+    );
+  if (has('p6')) for (const engine of ENGINES) jobs.push(...p6.referenceJobs(engine));
   for (const s of served) {
-    jobs.push(p1.lastLeadJob(s), p2.lastLeadLatencyJob(s), ...p4.teamJobs(s), ...p6.searchJobs(s));
-    jobs.push(p1.rawDriverJob(s));
+    if (has('p1')) jobs.push(p1.lastLeadJob(s));
+    if (has('p2')) jobs.push(p2.lastLeadLatencyJob(s));
+    if (has('p4')) jobs.push(...p4.teamJobs(s));
+    if (has('p6')) jobs.push(...p6.searchJobs(s));
+    if (has('p1')) jobs.push(p1.rawDriverJob(s));
   }
-  for (const s of main) jobs.push(...p3a.rangeJobs(s, bounds), p3bc.bigAnswerJob(s));
+  for (const s of main) {
+    if (has('p3a')) jobs.push(...p3a.rangeJobs(s, bounds));
+    if (has('p3bc')) jobs.push(p3bc.bigAnswerJob(s));
+  }
 
   await warmUp(jobs);
   await runRounds(jobs, t0);
+  const scenarios = [
+    ['p1', p1],
+    ['p2', p2],
+    ['p3a', p3a],
+    ['p3bc', p3bc],
+    ['p4', p4],
+    ['p5', p5],
+    ['p6', p6],
+  ] as const;
   const rows = ENGINES.flatMap((engine) =>
-    [p1, p2, p3a, p3bc, p4, p5, p6].flatMap((scenario) => scenario.rows(engine)),
+    scenarios.filter(([id]) => has(id)).flatMap(([, scenario]) => scenario.rows(engine)),
   );
-  return report(rows, served, bounds, Math.round((Date.now() - t0) / 1000));
+  const more = [...(has('p1') ? p1.referenceLines() : []), ...(has('p6') ? p6.referenceLines() : [])];
+  return report(rows, served, bounds, Math.round((Date.now() - t0) / 1000), more);
 }
 
 let exitCode = 0;
 try {
   const text = await main();
   process.stdout.write(`${text}\n`);
-  if (WRITE_RESULTS) writeResults(text);
+  // A subset of the targets is no full table: RESULTS.md keeps the last full run.
+  if (WRITE_RESULTS && ALL) writeResults(text);
 } catch (err) {
   log(`failed: ${(err as Error).stack ?? String(err)}`);
   exitCode = 1;

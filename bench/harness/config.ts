@@ -33,6 +33,23 @@ export const IMPORT_LEADS = Number(env.BENCH_IMPORT_LEADS ?? (SMOKE ? 2_000 : 10
 export const RANGE_LEADS = Math.min(100_000, Math.floor(MAIN / 2));
 export const MEMBERS = 1_000; // one team of 1,000 members: P4's team, and every lead in one team
 export const PG_BASE = env.LEADLINE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** Redis for P1's leadline-with-Redis line (issue 16); a run fails if it is not reachable. */
+export const REDIS_URL = env.LEADLINE_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/**
+ * BENCH_SCENARIOS=p1,p6: only these targets' jobs and rows (default all). P4 and P6 bring P2
+ * along (getLastLead's one-connection p50 is their denominator).
+ */
+const ALL_SCENARIOS = ['p1', 'p2', 'p3a', 'p3bc', 'p4', 'p5', 'p6'] as const;
+export type Scenario = (typeof ALL_SCENARIOS)[number];
+const chosen = (env.BENCH_SCENARIOS ?? ALL_SCENARIOS.join(',')).split(',').map((s) => s.trim());
+for (const s of chosen)
+  if (!(ALL_SCENARIOS as readonly string[]).includes(s))
+    throw new Error(`BENCH_SCENARIOS: unknown ${JSON.stringify(s)} (${ALL_SCENARIOS.join(', ')})`);
+export const SCENARIOS = new Set<Scenario>([
+  ...(chosen as Scenario[]),
+  ...(chosen.includes('p4') || chosen.includes('p6') ? (['p2'] as const) : []),
+]);
+export const ALL = SCENARIOS.size === ALL_SCENARIOS.length;
 export const PROFILE = env.BENCH_PROFILE === '1';
 export const PROFILE_DIR = env.BENCH_PROFILE_DIR ?? join(tmpdir(), 'leadline-profiles');
 

@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 import { machine } from '../lib.js';
 import { LOADGEN } from '../load.js';
 import {
-  BENCH_10M,
   ENGINES,
   IMPORT_LEADS,
   IMPORTED_AT_MOST,
@@ -27,21 +26,35 @@ const git = (args: string) => execSync(`git ${args}`, { encoding: 'utf8' }).trim
 /** The code measured: HEAD when the run starts, and whether src/ differed from it. */
 const START_COMMIT = git('rev-parse --short HEAD');
 const START_DIRTY = git('status --porcelain -- src') !== '';
+/** The 1, 5 and 15-minute load averages (`uptime`'s). */
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(', ');
+const loadAtStart = loadAverage();
 
-function references(served: Served[]): string[] {
+function references(served: Served[], more: string[]): string[] {
   const bare = med('bare.rps');
+  const has = (name: string) => samples.has(name);
   const lines = [
     '| reference | figure | ratio |',
     '|---|---|---|',
-    `| bare node:http, constant ~1 KB JSON array | ${int(bare)} req/s | 1 |`,
-    `| node:http doing getLastLead's work only (bench/reference-same-work.ts: key look-up and hash check, the query, the v1 body), SQLite ${MAIN} | ${int(med('samework.rps'))} req/s | ${f2(med('samework.rps') / bare)} × bare |`,
-    `| json-server 0.17.4, the same ${SMALLEST} leads, member's newest (\`?userId=1&_sort=epoch&_order=desc&_limit=1\`) | ${int(med(`json-server.${SMALLEST}.rps`))} req/s | ${f3(med(`json-server.${SMALLEST}.rps`) / bare)} × bare; leadline SQLite ${SMALLEST} getLastLead = ${f2(med(`last.c10.sqlite.${SMALLEST}.rps`) / med(`json-server.${SMALLEST}.rps`))} × json-server |`,
+    ...(has('bare.rps') ? [`| bare node:http, constant ~1 KB JSON array | ${int(bare)} req/s | 1 |`] : []),
+    ...(has('samework.rps')
+      ? [
+          `| node:http doing getLastLead's work, the key read and hashed on every request (bench/reference-ideal.ts in mode \`every\`: key look-up and hash check, the query, the v1 body), SQLite ${MAIN} | ${int(med('samework.rps'))} req/s | ${f2(med('samework.rps') / bare)} × bare |`,
+        ]
+      : []),
+    ...more,
+    ...(has(`json-server.${SMALLEST}.rps`)
+      ? [
+          `| json-server 0.17.4, the same ${SMALLEST} leads, member's newest (\`?userId=1&_sort=epoch&_order=desc&_limit=1\`) | ${int(med(`json-server.${SMALLEST}.rps`))} req/s | ${f3(med(`json-server.${SMALLEST}.rps`) / bare)} × bare; leadline SQLite ${SMALLEST} getLastLead = ${f2(med(`last.c10.sqlite.${SMALLEST}.rps`) / med(`json-server.${SMALLEST}.rps`))} × json-server |`,
+        ]
+      : []),
   ];
   for (const s of served) {
     const tag = `${s.engine}.${s.size}`;
-    lines.push(
-      `| raw driver, getLastLead's query in-process (${s.engine === 'sqlite' ? 'better-sqlite3 .get()' : 'postgres.js, 10 concurrent'}), ${s.engine} ${s.size} | ${int(med(`rawdriver.${tag}.qps`))} queries/s | leadline getLastLead = ${f2(med(`last.c10.${tag}.rps`) / med(`rawdriver.${tag}.qps`))} × raw |`,
-    );
+    if (has(`rawdriver.${tag}.qps`))
+      lines.push(
+        `| raw driver, getLastLead's query in-process (${s.engine === 'sqlite' ? 'better-sqlite3 .get()' : 'postgres.js, 10 concurrent'}), ${s.engine} ${s.size} | ${int(med(`rawdriver.${tag}.qps`))} queries/s | leadline getLastLead = ${f2(med(`last.c10.${tag}.rps`) / med(`rawdriver.${tag}.qps`))} × raw |`,
+      );
   }
   for (const s of served) {
     const tag = `${s.engine}.${s.size}`;
@@ -69,6 +82,7 @@ export function report(
   served: Served[],
   bounds: { end: number; count: number },
   seconds: number,
+  more: string[] = [],
 ): string {
   const verdict = (r: Row) =>
     !Number.isFinite(r.target)
@@ -87,7 +101,18 @@ export function report(
   const missing = rs.filter((r) => !Number.isFinite(r.measured));
   if (missing.length > 0)
     throw new Error(`scenarios without a number: ${missing.map((r) => `${r.id} ${r.what}`).join('; ')}`);
-  const cmd = SMOKE ? 'npm run bench:smoke' : `${BENCH_10M ? 'BENCH_10M=1 ' : ''}npm run bench`;
+  const knobs = [
+    'BENCH_10M',
+    'BENCH_SIZES',
+    'BENCH_ENGINES',
+    'BENCH_SCENARIOS',
+    'BENCH_ROUNDS',
+    'BENCH_SECONDS',
+  ]
+    .filter((k) => process.env[k] !== undefined)
+    .map((k) => `${k}=${process.env[k]} `)
+    .join('');
+  const cmd = `${knobs}${SMOKE ? 'npm run bench:smoke' : 'npm run bench'}`;
   const endCommit = git('rev-parse --short HEAD');
   const code =
     `Code measured: commit ${START_COMMIT}${START_DIRTY ? ' with uncommitted changes in src/' : ''}, compiled at the start of the run` +
@@ -98,6 +123,7 @@ export function report(
     `Machine: ${machine()}.`,
     code,
     `Command: \`${cmd}\` — sizes ${SIZES.join(', ')} leads (one team of ${MEMBERS} members), engines ${ENGINES.join(', ')}, ${ROUNDS} alternated rounds, ${SECONDS} s per load, load generator ${LOADGEN} on CPU 1, servers pinned to CPU 0; P3 range ${bounds.count} leads; P5 ${IMPORT_LEADS} leads; ${seconds} s in all.`,
+    `Load average (1, 5, 15 min, as \`uptime\`): ${loadAtStart} at the start, ${loadAverage()} at the end (2-core machine shared with other runs: compare ratios within this run, not absolute figures across runs).`,
     '',
     '## Targets',
     '',
@@ -105,7 +131,7 @@ export function report(
     '',
     '## Reference points (same run)',
     '',
-    ...references(served),
+    ...references(served, more),
     '',
   ].join('\n');
 }

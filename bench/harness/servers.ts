@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BIN, freePort, SERVER_ENV, startPinned, stop, type Target } from '../lib.js';
 import type { Req } from '../load.js';
-import { PROFILE, PROFILE_DIR } from './config.js';
+import { PROFILE, PROFILE_DIR, REDIS_URL } from './config.js';
 import { dir, type Prepared } from './stores.js';
 
 const started: Target[] = [];
@@ -15,23 +15,42 @@ const started: Target[] = [];
 /** A prepared store and the leadline server answering from it. */
 export interface Served extends Prepared {
   server: Target;
+  /** A second server on the same store with settings of its own (`redis`, `sync250`); none: the defaults. */
+  variant?: string;
 }
 
-export async function serve(p: Prepared): Promise<Served> {
+/** leadline on `p`'s store; `variant` names extra settings (`env`) added to SERVER_ENV. */
+export async function serve(
+  p: Prepared,
+  variant?: string,
+  env: Record<string, string> = {},
+): Promise<Served> {
   const port = await freePort();
+  const tag = `${p.engine}-${p.size}${variant === undefined ? '' : `-${variant}`}`;
   const prof = PROFILE
-    ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${p.engine}-${p.size}.cpuprofile`]
+    ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${tag}.cpuprofile`]
     : [];
   const store = p.engine === 'sqlite' ? ['--db', p.where] : ['--database-url', p.where];
   const server = await startPinned(
-    `leadline ${p.engine} ${p.size}`,
+    `leadline ${tag}`,
     0,
     [...prof, BIN, ...store, 'serve', '--port', String(port)],
-    SERVER_ENV,
+    { ...SERVER_ENV, ...env },
     `http://127.0.0.1:${port}/healthz`,
   );
   started.push(server);
-  return { ...p, server };
+  return { ...p, server, ...(variant === undefined ? {} : { variant }) };
+}
+
+/** leadline on `p`'s store counting quotas in Redis; fails unless its /readyz says Redis is up. */
+export async function serveWithRedis(p: Prepared): Promise<Served> {
+  const s = await serve(p, 'redis', { REDIS_URL, LEADLINE_REDIS_PREFIX: `bench_${process.pid}` });
+  for (let i = 0; ; i++) {
+    const ready = (await (await fetch(`${s.server.url}/readyz`)).json()) as { redis?: string };
+    if (ready.redis === 'up') return s;
+    if (i === 50) throw new Error(`leadline with REDIS_URL=${REDIS_URL}: /readyz says redis ${ready.redis}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
 
 /** A v1 read of leadline's, with the store's key. */
