@@ -30,13 +30,17 @@
  * nothing: the key's rows are read from the store and hashed on every request.
  */
 import Database from 'better-sqlite3';
+import postgres from 'postgres';
 import { displayPrefix, hashesMatch, hashKey, presentedKey } from '../src/domain/api-key.js';
 import { CursorCodec, fingerprint } from '../src/domain/cursor.js';
 import type { Lead } from '../src/domain/lead.js';
 import type { LeadFilter } from '../src/domain/store.js';
 import { lastLeadBody } from '../src/domain/v1-wire.js';
 import { leadToV2 } from '../src/domain/v2-wire.js';
-import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
+import { PostgresKeyStore } from '../src/storage/postgres/postgres-keys.js';
+import { PostgresLeadStore } from '../src/storage/postgres/postgres-leads.js';
+import { DEFAULT_POSTGRES_OPTIONS, PostgresStore } from '../src/storage/postgres/postgres-store.js';
+import { TrigramSchema } from '../src/storage/postgres/trigram.js';
 import { KEY_COLUMNS, type LeadRow, toLead } from '../src/storage/rows.js';
 import { LEAD_QUERIES } from '../src/storage/sqlite/sqlite-leads.js';
 import { searchQuery } from '../src/storage/sqlite/sqlite-search.js';
@@ -109,8 +113,10 @@ export class IdealWork {
       await store.close();
       return new IdealWork(sqliteEngine(where), memory, new CursorCodec(secret));
     }
-    const store = PostgresStore.open(where);
-    return new IdealWork(postgresEngine(store), memory, new CursorCodec(await store.secret('v2-cursor')));
+    const store = PostgresStore.open(where, { ...DEFAULT_POSTGRES_OPTIONS, poolMax: 1 });
+    const secret = await store.secret('v2-cursor');
+    await store.close();
+    return new IdealWork(postgresEngine(where), memory, new CursorCodec(secret));
   }
 
   close(): Promise<void> {
@@ -243,17 +249,35 @@ function sqliteEngine(file: string): Engine {
 }
 
 /**
- * PostgreSQL: the product's store classes over its own pool (10 connections, int8 as numbers):
- * lastOfMember is the same prepared statement, search the same unprepared text, findByDisplay the
- * same key query, on the same connections settings as leadline's.
+ * PostgreSQL: the product's store classes (PostgresLeadStore, PostgresKeyStore) over a pool of 10
+ * set up as leadline's (src/storage/postgres/postgres-store.ts: int8 as numbers, the statement
+ * timeout), so lastOfMember is the same prepared statement, search the same unprepared text,
+ * findByDisplay the same key query. One difference: idle connections close after 2 s, not 60 —
+ * a run starts many servers on one shared PostgreSQL (max_connections 100 here), and the
+ * references must not hold 10 idle connections each while the others are measured. Each load of
+ * theirs is therefore preceded by one unmeasured second that reopens them (loadJob's prime).
  */
-function postgresEngine(store: PostgresStore): Engine {
+function postgresEngine(url: string): Engine {
+  const sql = postgres(url, {
+    max: DEFAULT_POSTGRES_OPTIONS.poolMax,
+    idle_timeout: 2,
+    onnotice: () => {},
+    types: {
+      int8: { to: 20, from: [20], serialize: (x: number) => String(x), parse: (x: string) => Number(x) },
+    },
+    connection: {
+      application_name: 'leadline-bench-ideal',
+      statement_timeout: DEFAULT_POSTGRES_OPTIONS.statementTimeoutMs,
+    },
+  });
+  const leads = new PostgresLeadStore(sql, () => sql, new TrigramSchema(sql));
+  const keys = new PostgresKeyStore(sql);
   return {
-    keys: (display) => store.keys.findByDisplay(display),
+    keys: (display) => keys.findByDisplay(display),
     stamp: (now) => now,
     fresh: (stamp, now) => now - stamp <= KEY_MEMORY_MS,
-    lastOfMember: (teamId, memberId) => store.leads.lastOfMember(teamId, memberId),
-    search: (filter, limit) => store.leads.search(filter, 'DESC', null, limit),
-    close: () => store.close(),
+    lastOfMember: (teamId, memberId) => leads.lastOfMember(teamId, memberId),
+    search: (filter, limit) => leads.search(filter, 'DESC', null, limit),
+    close: () => sql.end(),
   };
 }

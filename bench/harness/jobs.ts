@@ -13,12 +13,17 @@ export interface Job {
   req?: Req;
 }
 
-/** Drives `req` for BENCH_SECONDS: `<name>.rps`, `.p50`, `.p99`; any error fails the run. */
-export function loadJob(name: string, req: Req, connections: number): Job {
+/**
+ * Drives `req` for BENCH_SECONDS: `<name>.rps`, `.p50`, `.p99`; any error fails the run.
+ * `primeSeconds`: an unmeasured load first (the ideal references on PostgreSQL close idle
+ * connections after 2 s, bench/ideal.ts, and reopen them there rather than in the measurement).
+ */
+export function loadJob(name: string, req: Req, connections: number, primeSeconds = 0): Job {
   return {
     name,
     req,
     run: async () => {
+      if (primeSeconds > 0) await drive(req, primeSeconds, connections);
       const m: Measured = await drive(req, SECONDS, connections);
       if (m.errors > 0) throw new Error(`${name}: ${m.errors} errors or non-2xx answers`);
       add(`${name}.rps`, m.rps);

@@ -12,6 +12,7 @@ import { idealOf } from '../harness/ideals.js';
 import { type Job, loadJob } from '../harness/jobs.js';
 import type { Served } from '../harness/servers.js';
 import type { Req } from '../load.js';
+import { PRIME } from './p1-last-lead-throughput.js';
 import { largestLabel } from './p2-last-lead-by-size.js';
 
 const SEARCH_BODY = JSON.stringify({ filters: { teamId: 1 } });
@@ -36,8 +37,8 @@ export function referenceJobs(engine: Engine): Job[] {
   const i = idealOf(engine, LARGEST);
   if (i === undefined) throw new Error(`no ideal reference on ${engine} ${LARGEST}`);
   return [
-    loadJob(`ideal.search.c1.${engine}.${LARGEST}`, searchAt(i.http.url, i.key), 1),
-    loadJob(`fastify.search.c1.${engine}.${LARGEST}`, searchAt(i.fastify.url, i.key), 1),
+    loadJob(`ideal.search.c1.${engine}.${LARGEST}`, searchAt(i.http.url, i.key), 1, PRIME[engine]),
+    loadJob(`fastify.search.c1.${engine}.${LARGEST}`, searchAt(i.fastify.url, i.key), 1, PRIME[engine]),
   ];
 }
 
