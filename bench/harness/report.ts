@@ -8,12 +8,14 @@ import { fileURLToPath } from 'node:url';
 import { machine } from '../lib.js';
 import { LOADGEN } from '../load.js';
 import {
+  ALL,
   ENGINES,
   IMPORT_LEADS,
   IMPORTED_AT_MOST,
   MAIN,
   MEMBERS,
   ROUNDS,
+  SCENARIOS,
   SECONDS,
   SIZES,
   SMALLEST,
@@ -104,6 +106,7 @@ export function report(
   const knobs = [
     'BENCH_10M',
     'BENCH_SIZES',
+    'BENCH_IMPORTED_AT_MOST',
     'BENCH_ENGINES',
     'BENCH_SCENARIOS',
     'BENCH_ROUNDS',
@@ -122,7 +125,7 @@ export function report(
   return [
     `Machine: ${machine()}.`,
     code,
-    `Command: \`${cmd}\` — sizes ${SIZES.join(', ')} leads (one team of ${MEMBERS} members), engines ${ENGINES.join(', ')}, ${ROUNDS} alternated rounds, ${SECONDS} s per load, load generator ${LOADGEN} on CPU 1, servers pinned to CPU 0; P3 range ${bounds.count} leads; P5 ${IMPORT_LEADS} leads; ${seconds} s in all.`,
+    `Command: \`${cmd}\` — sizes ${SIZES.join(', ')} leads (one team of ${MEMBERS} members), engines ${ENGINES.join(', ')}, ${ROUNDS} alternated rounds, ${SECONDS} s per load, load generator ${LOADGEN} on CPU 1, servers pinned to CPU 0; ${ALL ? `P3 range ${bounds.count} leads; P5 ${IMPORT_LEADS} leads; ` : `targets ${[...SCENARIOS].join(', ')} only; `}${seconds} s in all.`,
     `Load average (1, 5, 15 min, as \`uptime\`): ${loadAtStart} at the start, ${loadAverage()} at the end (2-core machine shared with other runs: compare ratios within this run, not absolute figures across runs).`,
     '',
     '## Targets',
