@@ -19,7 +19,9 @@ export const V1_OPERATION_NAMES = [
   'getLeadsTimeRangeForTeam',
 ] as const;
 
-export type KeyStatus = 'on-v1' | 'refused' | 'migrated' | 'v2-only' | 'unused';
+/** Every status a key can have in the report; `leadline_v1_keys` exports one series for each. */
+export const KEY_STATUSES = ['on-v1', 'refused', 'migrated', 'v2-only', 'unused'] as const;
+export type KeyStatus = (typeof KEY_STATUSES)[number];
 
 export interface ReportKey {
   keyId: number;

@@ -5,7 +5,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { AppError, type ErrorCode } from '../domain/errors.js';
 import type { Store } from '../domain/store.js';
-import { V1_OPERATION_NAMES, v1Report } from '../domain/v1-report.js';
+import { KEY_STATUSES, V1_OPERATION_NAMES, v1Report } from '../domain/v1-report.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { CounterChild, HistogramChild } from '../metrics/series.js';
 import { V1_PREFIX } from './v1/deprecation.js';
@@ -112,8 +112,9 @@ export function watchRetirement(metrics: Metrics, store: Store, config: Config, 
     'status',
     async () => {
       const report = v1Report(await store.keys.list(), await store.retirement.usage(null), 30, now());
-      const counts: Record<string, number> = { 'on-v1': 0, migrated: 0, 'v2-only': 0, unused: 0 };
-      for (const k of report.keys) counts[k.status] = (counts[k.status] ?? 0) + 1;
+      // Every status from the first scrape, at 0 when no key has it: alerts and panels see the series.
+      const counts = Object.fromEntries(KEY_STATUSES.map((s) => [s, 0])) as Record<string, number>;
+      for (const k of report.keys) counts[k.status]! += 1;
       return counts;
     },
     60_000,

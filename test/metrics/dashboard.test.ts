@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { KEY_STATUSES } from '../../src/domain/v1-report.js';
 import { dashboardQueries } from './dashboard.js';
 
 /**
@@ -53,5 +54,16 @@ describe('Grafana dashboard', () => {
       drain?.expr ?? '',
       /sum by \(operation\) \(rate\(leadline_v1_calls_total\{.*outcome="answered"\}/,
     );
+  });
+
+  test('keys by v1 status: every status, refused included, one series each, named in the description', () => {
+    const panel = panels.find((p) => p.title === 'Keys by v1 status (last 30 days)');
+    assert.deepEqual(
+      panel?.targets?.map((t) => t.expr),
+      ['max by (status) (leadline_v1_keys)'],
+      'one series per status, whatever statuses the gauge has',
+    );
+    for (const status of KEY_STATUSES)
+      assert.ok(panel?.description?.includes(status), `the description does not name ${status}`);
   });
 });

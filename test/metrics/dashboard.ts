@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs';
 interface Panel {
   type: string;
   title: string;
+  description?: string;
   targets?: { expr: string }[];
 }
 
