@@ -34,6 +34,9 @@ if ((flag !== '--db' && flag !== '--database-url') || where === undefined) {
   process.exit(2);
 }
 const seconds = Number(process.env.PROFILE_SECONDS ?? 5);
+/** PROFILE_METRICS=off: the server without metrics, to compare with a profile of one with them. */
+const PROFILE_METRICS = process.env.PROFILE_METRICS ?? 'on';
+const { LEADLINE_METRICS_TOKEN: _token, ...OFF_ENV } = SERVER_ENV;
 const dir = process.env.PROFILE_DIR ?? join(tmpdir(), 'leadline-profiles');
 const store = flag === '--db' ? SqliteStore.open(where) : PostgresStore.open(where);
 await store.migrate();
@@ -56,7 +59,7 @@ const server = await startPinned(
     '--port',
     String(port),
   ],
-  SERVER_ENV,
+  PROFILE_METRICS === 'off' ? OFF_ENV : SERVER_ENV,
   `http://127.0.0.1:${port}/healthz`,
 );
 const req =
@@ -108,15 +111,33 @@ for (const [k, v] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 30)) co
 // What metrics cost (issue 17): self time in their code, as a share of the time not idle.
 const METRICS_CODE =
   /\/(src|dist)\/(metrics\/|http\/metrics\.|storage\/observed-store\.)|node_modules\/prom-client\//;
+// Costs of metrics outside their own files: Fastify's request getters (routeOptions: an object per call),
+// perf_hooks' observer machinery (the GC histogram of prom-client's default metrics), and GC.
+const PARTS: [string, (n: Node) => boolean][] = [
+  [
+    'metrics code (src/metrics, http/metrics, storage/observed-store, prom-client)',
+    (n) => METRICS_CODE.test(n.callFrame.url),
+  ],
+  [
+    "Fastify's request getters (routeOptions, read per request, builds an object)",
+    (n) => n.callFrame.functionName === 'get' && /fastify\/lib\/request\.js$/.test(n.callFrame.url),
+  ],
+  ['perf_hooks observers (node:internal/perf)', (n) => n.callFrame.url.startsWith('node:internal/perf/')],
+  ['(garbage collector)', (n) => n.callFrame.functionName === '(garbage collector)'],
+];
 let busy = 0;
-let metricsSelf = 0;
+const parts = PARTS.map(() => 0);
 for (const id of profile.samples) {
   const n = byId.get(id)!;
   if (n.callFrame.functionName === '(idle)') continue;
   busy++;
-  if (METRICS_CODE.test(n.callFrame.url)) metricsSelf++;
+  PARTS.forEach(([, test], i) => {
+    if (test(n)) parts[i]!++;
+  });
 }
+const share = (x: number) => `${((100 * x) / busy).toFixed(1)} %`;
 console.log(
-  `\nmetrics code (src/metrics, http/metrics, storage/observed-store, prom-client), self: ${pct((metricsSelf * total) / busy).trim()} of the busy samples`,
+  `\nmetrics ${PROFILE_METRICS}: self time as a share of the ${busy} busy samples (${((busy * 1000) / (m.rps * seconds)).toFixed(0)} busy samples per 1,000 requests)`,
 );
+for (const [i, [name]] of PARTS.entries()) console.log(`${share(parts[i]!).padStart(7)}  ${name}`);
 if (process.env.PROFILE_KEEP !== '1') rmSync(file, { force: true });
