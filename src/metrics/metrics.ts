@@ -1,7 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { collectDefaultMetrics, Gauge, Registry } from 'prom-client';
 import { type CounterChild, FastCounter, FastHistogram, type HistogramChild } from './series.js';
-import { type StoreProbe, type WebhookBacklog, watchStore, watchWebhooks } from './store-gauges.js';
+import {
+  readOrNull,
+  type StoreProbe,
+  type WebhookBacklog,
+  watchStore,
+  watchWebhooks,
+} from './store-gauges.js';
 
 /**
  * The one owner of the metrics registry (docs/operations.md lists every metric). The rest of
@@ -128,8 +134,11 @@ export class Metrics {
       labelNames: [label],
       registers: [this.registry],
       async collect() {
-        if (cached === null || Date.now() - cached.at > cacheMs)
-          cached = { at: Date.now(), counts: await read() };
+        if (cached === null || Date.now() - cached.at > cacheMs) {
+          const counts = await readOrNull(read);
+          if (counts === null) return this.reset(); // unknown while the store is away: no series
+          cached = { at: Date.now(), counts };
+        }
         for (const [value, n] of Object.entries(cached.counts)) this.set({ [label]: value }, n);
       },
     });

@@ -99,7 +99,8 @@ export function watchWebhooks(registry: Registry, read: () => Promise<WebhookBac
     labelNames: ['stage'],
     registers: [registry],
     async collect() {
-      const b = await backlog();
+      const b = await readOrNull(backlog);
+      if (b === null) return this.reset(); // unknown while the store is away: no series
       this.set({ stage: 'undispatched' }, b.undispatched);
       this.set({ stage: 'pending' }, b.pending);
     },
@@ -109,10 +110,28 @@ export function watchWebhooks(registry: Registry, read: () => Promise<WebhookBac
     help: 'Age of the oldest webhook event or delivery still waiting; 0 when none waits.',
     registers: [registry],
     async collect() {
-      const b = await backlog();
+      const b = await readOrNull(backlog);
+      if (b === null) return this.reset();
       this.set(b.oldestAt === null ? 0 : Math.max(0, Date.now() - b.oldestAt) / 1000);
     },
   });
+}
+
+/**
+ * `read`, or null when the store failed or did not answer within PING_TIMEOUT_MS: a gauge read
+ * from the store must never fail (or hang) the scrape, or `leadline_store_up` could not report
+ * the outage it exists for.
+ */
+export async function readOrNull<T>(read: () => Promise<T>): Promise<T | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), PING_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([read().catch(() => null), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 async function pingWithin(probe: StoreProbe, ms: number): Promise<boolean> {
