@@ -1,25 +1,27 @@
 // A fast webhook receiver for bench/webhooks.ts, in its own process: answers 204 at once and
-// records each webhook-id's arrival and the creation time its body names. `GET /stats` reports.
+// records each webhook-id's arrival and the creation time its body names. `GET /count` reports
+// the counts in constant time (what the bench polls while delivery runs, so that polling costs
+// neither process much); `GET /stats` adds every latency; `GET /cpu` is this process's CPU time.
 import { createServer } from 'node:http';
 
 const seen = new Map();
 let duplicates = 0;
+let last = 0;
 const server = createServer((req, res) => {
   if (req.method === 'GET') {
-    const lat = [...seen.values()].filter((v) => v.latency !== null).map((v) => v.latency);
-    res.end(
-      JSON.stringify({
-        unique: seen.size,
-        duplicates,
-        latencies: lat,
-        last: Math.max(0, ...[...seen.values()].map((v) => v.at)),
-      }),
-    );
+    const counts = { unique: seen.size, duplicates, last };
+    if (req.url === '/count') res.end(JSON.stringify(counts));
+    else if (req.url === '/cpu') res.end(JSON.stringify(process.cpuUsage()));
+    else {
+      const latencies = [...seen.values()].filter((v) => v.latency !== null).map((v) => v.latency);
+      res.end(JSON.stringify({ ...counts, latencies }));
+    }
     return;
   }
   if (req.method === 'DELETE') {
     seen.clear();
     duplicates = 0;
+    last = 0;
     res.end('{}');
     return;
   }
@@ -32,6 +34,7 @@ const server = createServer((req, res) => {
     else {
       const created = Date.parse(JSON.parse(Buffer.concat(chunks).toString()).data.createdAt);
       seen.set(id, { at, latency: Number.isFinite(created) ? at - created : null });
+      if (at > last) last = at;
     }
     res.writeHead(204).end();
   });

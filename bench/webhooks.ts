@@ -87,13 +87,17 @@ async function main(): Promise<void> {
     ),
   );
   const url = `http://127.0.0.1:${port}`;
-  const stats = async () =>
-    (await fetch(`${url}/stats`)).json() as Promise<{
-      unique: number;
-      duplicates: number;
-      latencies: number[];
-      last: number;
-    }>;
+  type Counts = { unique: number; duplicates: number; last: number };
+  const count = async () => (await fetch(`${url}/count`)).json() as Promise<Counts>;
+  const stats = async () => (await fetch(`${url}/stats`)).json() as Promise<Counts & { latencies: number[] }>;
+  const receiverCpu = async () => {
+    const { user, system } = (await (await fetch(`${url}/cpu`)).json()) as NodeJS.CpuUsage;
+    return (user + system) / 1000;
+  };
+  const ownCpu = () => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
   const reset = () => fetch(`${url}/stats`, { method: 'DELETE' });
   const { store, done } = await openBenchStore();
   const config = loadWebhookConfig({ LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true' });
@@ -120,7 +124,7 @@ async function main(): Promise<void> {
       await load(store, [l!]);
       await new Promise((r) => setTimeout(r, 20));
     }
-    while ((await stats()).unique < LATENCY_LEADS) await new Promise((r) => setTimeout(r, 50));
+    while ((await count()).unique < LATENCY_LEADS) await new Promise((r) => setTimeout(r, 50));
     const lat = (await stats()).latencies;
     await loop.stop();
     await reset();
@@ -129,14 +133,16 @@ async function main(): Promise<void> {
     for (let i = 0; i < BIG; i += 10_000) await load(store, leads(i, Math.min(10_000, BIG - i)));
     const importMs = Date.now() - t0;
     const loop2 = new DeliveryLoop(store, config, pino({ level: 'warn' }));
+    const [cpu0, rcpu0] = [ownCpu(), await receiverCpu()];
     const start = Date.now();
     loop2.start();
-    let s = await stats();
+    let s = await count();
     while (s.unique < BIG) {
       await new Promise((r) => setTimeout(r, 200));
-      s = await stats();
+      s = await count();
     }
     const deliverMs = s.last - start;
+    const [cpu, rcpu, wall] = [ownCpu() - cpu0, (await receiverCpu()) - rcpu0, Date.now() - start];
     await loop2.stop();
     console.log(
       `engine ${engine}; default settings (poll ${config.pollMs} ms, concurrency ${config.concurrency})`,
@@ -148,6 +154,9 @@ async function main(): Promise<void> {
     console.log(
       `delivered ${s.unique} of ${BIG} (duplicates ${s.duplicates}) in ${(deliverMs / 1000).toFixed(1)} s: ${Math.round(s.unique / (deliverMs / 1000))} events/s`,
     );
+    // Both on their own CPU: a figure near 100 % is the side that sets the pace.
+    const busy = (ms: number) => `${Math.round((100 * ms) / wall)} %`;
+    console.log(`CPU busy while delivering: leadline ${busy(cpu)}, receiver ${busy(rcpu)}`);
   } finally {
     receiver.kill();
     await done();

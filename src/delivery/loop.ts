@@ -5,33 +5,65 @@ import {
   type AttemptOutcome,
   type AttemptResult,
   afterAttempt,
+  CLAIM_LEASE_MS,
   type ClaimedDelivery,
+  type FinishedAttempt,
   signingSecrets,
 } from '../domain/webhook-delivery.js';
 import { SecretSeal } from '../domain/webhook-secret.js';
 import { Sender } from './send.js';
 
-/** Outbox events turned into deliveries per round. */
+/** Outbox events turned into deliveries per dispatch. */
 const DISPATCH_BATCH = 500;
 /** How often undeliverable deliveries past the retention are dropped. */
 const EXPIRE_EVERY_MS = 60_000;
 /** After the store failed, the loop waits this long before trying again. */
 const STORE_BACKOFF_MS = 1_000;
+/** Opened endpoint secrets kept, so a sealed secret is not decrypted on every attempt. */
+const OPENED_SECRETS = 1_000;
+/** A claimed delivery not started within this is left to its lease running out, never sent late. */
+const START_WITHIN_MS = CLAIM_LEASE_MS / 2;
 
 /**
  * The delivery loop `leadline serve` runs (issue 13 §4): dispatches outbox events to their
- * endpoints, claims due deliveries (at most `concurrency` in flight), attempts each and records
+ * endpoints, claims due deliveries, attempts each (at most `concurrency` in flight) and records
  * the outcome. Every instance on PostgreSQL runs one: the store's claims never hand the same
  * delivery to two of them. Idle, it looks for work every `pollMs`.
+ *
+ * The store's cost is paid per batch, not per attempt, and its round trips never leave a slot
+ * idle while there is work:
+ * - up to `concurrency` deliveries are claimed ahead of the slots, so a finished attempt's slot
+ *   takes the next one at once; a round claims more when that reserve is half used;
+ * - finished attempts wait in memory and the next round records them together in one
+ *   transaction (a round comes at the latest `pollMs` after an attempt finished);
+ * - dispatching runs beside the rounds, one batch at a time, and wakes the loop when it made
+ *   deliveries.
+ * An attempt a crash leaves unrecorded, like one the store failed to record, and a delivery
+ * claimed and not started, are attempted again when their lease runs out: at least once.
  */
 export class DeliveryLoop {
   private running = false;
   private inFlight = 0;
   private readonly attempts = new Set<Promise<void>>();
+  /** Claimed and not started yet, oldest first, with when they were claimed. */
+  private reserve: { d: ClaimedDelivery; claimedAt: number }[] = [];
+  /** Whether the last claim got all it asked for: more may be due. */
+  private moreDue = false;
+  /** Attempts made and not yet recorded, in the order they finished. */
+  private finished: FinishedAttempt[] = [];
   private wake: (() => void) | null = null;
+  /** A reason to run a round came while one was running: the next sleep returns at once. */
+  private nudged = false;
+  private recordTimer: NodeJS.Timeout | null = null;
   private done: Promise<void> | null = null;
+  private dispatching: Promise<void> | null = null;
+  /** performance.now() of the last dispatch started. */
+  private lastDispatch = -Infinity;
+  private dispatchFull = false;
+  private dispatchBackoffUntil = 0;
   private lastExpiry = 0;
   private readonly seal: SecretSeal;
+  private readonly opened = new Map<string, string>();
 
   constructor(
     private readonly store: Store,
@@ -51,44 +83,130 @@ export class DeliveryLoop {
     this.done = this.run();
   }
 
-  /** Stops claiming, lets the attempts in flight finish and record, then returns. */
+  /**
+   * Stops claiming and starting attempts, lets those in flight finish, records them all, hands
+   * back the deliveries claimed and not started (due again at once), then returns.
+   */
   async stop(): Promise<void> {
     this.running = false;
     this.wake?.();
     await this.done;
+    await this.dispatching;
     await Promise.all(this.attempts);
+    if (this.recordTimer !== null) clearTimeout(this.recordTimer);
+    this.recordTimer = null;
+    const unstarted = this.reserve.map((r) => r.d);
+    this.reserve = [];
+    try {
+      await this.record();
+      await this.store.deliveries.release(unstarted, this.now());
+    } catch (err) {
+      this.logger.error({ err }, 'webhook delivery: could not record or hand back the last deliveries');
+    }
     this.sender.close();
   }
 
   private async run(): Promise<void> {
     while (this.running) {
-      let busy = false;
       try {
-        busy = await this.round();
+        await this.round();
       } catch (err) {
         this.logger.error({ err }, 'webhook delivery: the store failed; trying again');
         await this.sleep(STORE_BACKOFF_MS);
         continue;
       }
-      if (!busy) await this.sleep(this.config.pollMs);
+      await this.sleep(this.config.pollMs);
     }
   }
 
-  /** One round; true when there may be more work right away. */
-  private async round(): Promise<boolean> {
+  /** One round: records what finished and refills the reserve, side by side. */
+  private async round(): Promise<void> {
+    this.nudged = false;
+    if (this.recordTimer !== null) clearTimeout(this.recordTimer);
+    this.recordTimer = null;
     const now = this.now();
+    this.dispatchIfDue(now);
     if (now - this.lastExpiry >= EXPIRE_EVERY_MS) {
       this.lastExpiry = now;
       const dropped = await this.store.deliveries.expire(now - this.config.retentionMs, now);
       if (dropped > 0)
         this.logger.warn({ dropped }, 'webhook deliveries dropped undelivered after the retention');
     }
-    const dispatched = await this.store.deliveries.dispatch(DISPATCH_BATCH, now);
-    const free = this.config.concurrency - this.inFlight;
-    if (free <= 0) return false;
-    const claimed = await this.store.deliveries.claim(free, this.now());
-    for (const d of claimed) this.track(this.attempt(d));
-    return dispatched === DISPATCH_BATCH || claimed.length === free;
+    await Promise.all([this.record(), this.refill()]);
+  }
+
+  /** Claims up to `concurrency` ahead of the slots, and starts what the free slots take. */
+  private async refill(): Promise<void> {
+    const want = 2 * this.config.concurrency - this.inFlight - this.reserve.length;
+    if (want <= 0 || !this.running) return;
+    const now = this.now();
+    const claimed = await this.store.deliveries.claim(want, now);
+    this.moreDue = claimed.length === want;
+    for (const d of claimed) this.reserve.push({ d, claimedAt: now });
+    this.startAttempts();
+  }
+
+  private startAttempts(): void {
+    while (this.running && this.inFlight < this.config.concurrency && this.reserve.length > 0) {
+      const { d, claimedAt } = this.reserve.shift()!;
+      if (this.now() - claimedAt > START_WITHIN_MS) {
+        this.logger.warn({ delivery: d.id }, 'webhook delivery: claimed too long ago; left to its lease');
+        continue;
+      }
+      this.track(this.attempt(d));
+    }
+  }
+
+  /**
+   * Starts a dispatch unless one runs: at once while the outbox has more, else every `pollMs`
+   * (timed on the monotonic clock: `now` is the deliveries' clock, which tests move).
+   */
+  private dispatchIfDue(now: number): void {
+    const t = performance.now();
+    if (this.dispatching !== null || !this.running || t < this.dispatchBackoffUntil) return;
+    if (!this.dispatchFull && t - this.lastDispatch < this.config.pollMs) return;
+    this.lastDispatch = t;
+    this.dispatching = this.store.deliveries
+      .dispatch(DISPATCH_BATCH, now)
+      .then(
+        (n) => {
+          this.dispatchFull = n === DISPATCH_BATCH;
+          if (n > 0) this.nudge();
+        },
+        (err) => {
+          this.dispatchFull = false;
+          this.dispatchBackoffUntil = performance.now() + STORE_BACKOFF_MS;
+          this.logger.error({ err }, 'webhook delivery: could not dispatch events; trying again');
+        },
+      )
+      .finally(() => {
+        this.dispatching = null;
+        if (this.dispatchFull) this.dispatchIfDue(this.now());
+      });
+  }
+
+  /** Records the finished attempts in one batch. Unrecorded (the store failed), each is attempted again after its lease. */
+  private async record(): Promise<void> {
+    if (this.finished.length === 0) return;
+    const batch = this.finished;
+    this.finished = [];
+    try {
+      await this.store.deliveries.recordAttempts(batch);
+    } catch (err) {
+      this.logger.error(
+        { err, deliveries: batch.map((a) => a.delivery.id) },
+        'webhook delivery: could not record attempts; they will be made again after their lease',
+      );
+      return;
+    }
+    for (const { delivery, outcome } of batch) {
+      if (outcome.kind === 'failed-and-disable') {
+        this.logger.warn(
+          { endpoint: delivery.endpointId, reason: outcome.reason },
+          'webhook endpoint disabled',
+        );
+      }
+    }
   }
 
   private track(p: Promise<void>): void {
@@ -97,33 +215,48 @@ export class DeliveryLoop {
     p.finally(() => {
       this.inFlight--;
       this.attempts.delete(p);
-      this.wake?.();
+      this.startAttempts();
+      if (this.inFlight === 0 || (this.moreDue && this.reserve.length * 2 <= this.config.concurrency))
+        this.nudge();
+      else this.recordTimer ??= setTimeout(() => this.nudge(), this.config.pollMs);
     });
   }
 
   private async attempt(d: ClaimedDelivery): Promise<void> {
     let result: AttemptResult;
     try {
-      const secrets = signingSecrets(d.secrets, this.now()).map((s) => this.seal.open(s));
+      const secrets = signingSecrets(d.secrets, this.now()).map((s) => this.open(s));
       result = await this.sender.send(d, secrets, this.now());
     } catch (err) {
       result = { at: this.now(), status: null, latencyMs: 0, answer: `not sent: ${(err as Error).message}` };
     }
     const outcome = afterAttempt(d, result, this.config.disableAfterMs);
     this.observe(outcome.kind, result);
-    try {
-      await this.store.deliveries.record(d, result, outcome);
-    } catch (err) {
-      // Unrecorded, the lease runs out and the delivery is attempted again: at least once.
-      this.logger.error({ err, delivery: d.id }, 'webhook delivery: could not record an attempt');
-      return;
+    this.finished.push({ delivery: d, result, outcome });
+  }
+
+  /** The secret as the signer takes it, opened once per sealed value. */
+  private open(stored: string): string {
+    let plain = this.opened.get(stored);
+    if (plain === undefined) {
+      plain = this.seal.open(stored);
+      if (this.opened.size >= OPENED_SECRETS) this.opened.clear();
+      this.opened.set(stored, plain);
     }
-    if (outcome.kind === 'failed-and-disable') {
-      this.logger.warn({ endpoint: d.endpointId, reason: outcome.reason }, 'webhook endpoint disabled');
-    }
+    return plain;
+  }
+
+  /** Runs a round now: wakes the loop, or makes its next sleep return at once. */
+  private nudge(): void {
+    if (this.wake !== null) this.wake();
+    else this.nudged = true;
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.nudged && this.running) {
+      this.nudged = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);
       const self = this;

@@ -24,9 +24,23 @@ export class RefusedAddress extends Error {
   override name = 'RefusedAddress';
 }
 
+/** Signers kept per secret: `new Webhook(secret)` decodes the secret, once per secret is enough. */
+const signers = new Map<string, Webhook>();
+const SIGNERS_KEPT = 1_000;
+
+function signer(secret: string): Webhook {
+  let w = signers.get(secret);
+  if (w === undefined) {
+    w = new Webhook(secret);
+    if (signers.size >= SIGNERS_KEPT) signers.clear();
+    signers.set(secret, w);
+  }
+  return w;
+}
+
 /** The `webhook-signature` header: one `v1,…` signature per secret, space-separated. */
 export function signature(secrets: string[], id: string, at: Date, body: string): string {
-  return secrets.map((s) => new Webhook(s).sign(id, at, body)).join(' ');
+  return secrets.map((s) => signer(s).sign(id, at, body)).join(' ');
 }
 
 export class Sender {

@@ -13,7 +13,7 @@ import type {
   SigningSecrets,
   WebhookEvent,
 } from './webhook.js';
-import type { AttemptOutcome, AttemptResult, ClaimedDelivery, DeliveryRecord } from './webhook-delivery.js';
+import type { ClaimedDelivery, DeliveryRecord, FinishedAttempt } from './webhook-delivery.js';
 
 /**
  * The store interfaces — the domain's ports: the domain and the HTTP layer call them, and
@@ -314,8 +314,17 @@ export interface DeliveryStore {
    * CLAIM_LEASE_MS, each counting one attempt; no two callers get the same delivery.
    */
   claim(limit: number, now: number): Promise<ClaimedDelivery[]>;
-  /** Records an attempt, the delivery's next step and the endpoint's health, in one transaction. */
-  record(delivery: ClaimedDelivery, result: AttemptResult, outcome: AttemptOutcome): Promise<void>;
+  /**
+   * Records attempts, in the order they finished, in one transaction: every attempt's row, each
+   * delivery's next step (not when the delivery was claimed again or replayed since: its attempt
+   * count moved on, and that claim decides), and the endpoints' health.
+   */
+  recordAttempts(batch: readonly FinishedAttempt[]): Promise<void>;
+  /**
+   * Hands back claimed deliveries that were not attempted (the claimer stops): due at `now`,
+   * their claim's attempt uncounted. One claimed again or replayed since is left as it is.
+   */
+  release(deliveries: readonly ClaimedDelivery[], now: number): Promise<void>;
   /** The endpoint's deliveries, newest first (null when the owner has no such endpoint). */
   deliveries(owner: EndpointOwner, endpointId: string, limit: number): Promise<DeliveryRecord[] | null>;
   /** Sends a delivery again now, with the same webhook-id; false when the owner has no such delivery (or it was dropped). */

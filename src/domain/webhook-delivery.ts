@@ -50,6 +50,58 @@ export type AttemptOutcome =
   | { kind: 'failed' }
   | { kind: 'failed-and-disable'; reason: string };
 
+/** One attempt made, with its next step, as the delivery loop hands it to the store to record. */
+export interface FinishedAttempt {
+  delivery: ClaimedDelivery;
+  result: AttemptResult;
+  outcome: AttemptOutcome;
+}
+
+/**
+ * What a batch of attempts, in the order they finished, does to one endpoint — the same as
+ * recording them one at a time would: `failing` null leaves failing_since alone; `clear` sets it
+ * NULL (the last attempt succeeded); `since` with `restart` sets it (a failure after a success in
+ * the batch), without keeps the earlier value if any (coalesce). `disable`: the last reason given.
+ */
+export interface EndpointChange {
+  endpointId: string;
+  failing: null | { clear: true } | { clear: false; since: number; restart: boolean };
+  disable: { reason: string; at: number } | null;
+}
+
+/** The endpoint changes of a batch of attempts, ordered by endpoint id (a stable lock order). */
+export function endpointChanges(batch: readonly FinishedAttempt[]): EndpointChange[] {
+  const byEndpoint = new Map<string, EndpointChange>();
+  for (const { delivery, result, outcome } of batch) {
+    let c = byEndpoint.get(delivery.endpointId);
+    if (c === undefined) {
+      c = { endpointId: delivery.endpointId, failing: null, disable: null };
+      byEndpoint.set(delivery.endpointId, c);
+    }
+    if (outcome.kind === 'delivered') {
+      c.failing = { clear: true };
+      continue;
+    }
+    // A failure: failing_since becomes this attempt's time unless the endpoint is failing already.
+    if (c.failing === null) c.failing = { clear: false, since: result.at, restart: false };
+    else if (c.failing.clear) c.failing = { clear: false, since: result.at, restart: true };
+    if (outcome.kind === 'failed-and-disable') c.disable = { reason: outcome.reason, at: result.at };
+  }
+  return [...byEndpoint.values()].sort((a, b) => (a.endpointId < b.endpointId ? -1 : 1));
+}
+
+/** The delivery row an attempt leaves: its state, when it is due again, when it finished. */
+export function deliveryAfter(a: FinishedAttempt): {
+  state: 'pending' | 'delivered' | 'failed';
+  nextAttemptAt: number | null;
+  finishedAt: number | null;
+} {
+  const { result: r, outcome: o } = a;
+  if (o.kind === 'delivered') return { state: 'delivered', nextAttemptAt: null, finishedAt: r.at };
+  if (o.kind === 'retry') return { state: 'pending', nextAttemptAt: o.at, finishedAt: null };
+  return { state: 'failed', nextAttemptAt: null, finishedAt: r.at };
+}
+
 /** Whether a status is a success (any 2xx). */
 export const succeeded = (status: number | null): boolean => status !== null && status >= 200 && status < 300;
 

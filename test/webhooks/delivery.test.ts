@@ -153,7 +153,12 @@ for (const engine of enginesUnderTest()) {
         throw err;
       });
       assert.equal(r.received[0]!.id, r.received[1]!.id, 'the same webhook-id on every attempt');
-      records = (await store.deliveries.deliveries('operator', id, 10))!;
+      // Recorded with the next batch, shortly after the receiver answered.
+      records = await eventually(async () => {
+        const d = (await store.deliveries.deliveries('operator', id, 10))!;
+        assert.equal(d[0]!.attempts.length, 3);
+        return d;
+      });
       assert.deepEqual(
         records[0]!.attempts.map((a) => a.status),
         [null, 503, 200],

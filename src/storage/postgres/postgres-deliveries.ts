@@ -3,11 +3,12 @@ import type { DeliveryStore, WebhookBacklog } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
 import type { EndpointOwner } from '../../domain/webhook.js';
 import {
-  type AttemptOutcome,
-  type AttemptResult,
   CLAIM_LEASE_MS,
   type ClaimedDelivery,
   type DeliveryRecord,
+  deliveryAfter,
+  endpointChanges,
+  type FinishedAttempt,
 } from '../../domain/webhook-delivery.js';
 import { toClaimed, toDeliveryRecords } from '../webhook-delivery-rows.js';
 import {
@@ -95,28 +96,55 @@ export class PostgresDeliveryStore implements DeliveryStore {
     return rows.map(toClaimed);
   }
 
-  async record(d: ClaimedDelivery, r: AttemptResult, o: AttemptOutcome): Promise<void> {
-    await this.sql.begin(async (tx) => {
-      await tx`INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, answer)
-        VALUES (${d.id}, ${r.at}, ${r.status}, ${r.latencyMs}, ${r.answer})`;
-      if (o.kind === 'delivered') {
-        await tx`UPDATE webhook_deliveries SET state = 'delivered', next_attempt_at = NULL,
-          last_status = ${r.status}, finished_at = ${r.at} WHERE id = ${d.id}`;
-        await tx`UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ${d.endpointId} AND failing_since IS NOT NULL`;
-        return;
-      }
-      await tx`UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ${r.at}) WHERE id = ${d.endpointId}`;
-      if (o.kind === 'retry') {
-        await tx`UPDATE webhook_deliveries SET next_attempt_at = ${o.at}, last_status = ${r.status} WHERE id = ${d.id}`;
-      } else {
-        await tx`UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, last_status = ${r.status},
-          finished_at = ${r.at} WHERE id = ${d.id}`;
-      }
-      if (o.kind === 'failed-and-disable') {
-        await tx`UPDATE webhook_endpoints SET enabled = false, disabled_reason = ${o.reason}, updated_at = ${r.at}
-          WHERE id = ${d.endpointId}`;
-      }
-    });
+  /**
+   * One statement, so one round trip per batch: the attempts inserted, the deliveries' next steps
+   * (only where the attempt count is still the claim's) and the endpoints' health, all from arrays.
+   * Endpoint rows are touched in id order, and a healthy endpoint's row is not written at all.
+   */
+  async recordAttempts(batch: readonly FinishedAttempt[]): Promise<void> {
+    if (batch.length === 0) return;
+    const sql = this.sql;
+    const arr = <T>(xs: T[]) => sql.array(xs as never[]);
+    const col = <T>(f: (a: FinishedAttempt) => T) => arr(batch.map(f));
+    const next = batch.map(deliveryAfter);
+    const changes = endpointChanges(batch);
+    const ch = <T>(f: (c: (typeof changes)[number]) => T) => arr(changes.map(f));
+    await sql`WITH attempts AS (
+        INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, answer)
+        SELECT u.id, u.at, u.status, u.latency, u.answer FROM unnest(${col((a) => a.delivery.id)}::bigint[], ${col((a) => a.result.at)}::bigint[],
+          ${col((a) => a.result.status)}::int[], ${col((a) => a.result.latencyMs)}::int[],
+          ${col((a) => a.result.answer)}::text[]) WITH ORDINALITY AS u(id, at, status, latency, answer, n)
+        JOIN webhook_deliveries d ON d.id = u.id AND d.state <> 'dropped' ORDER BY u.n
+      ), deliveries AS (
+        UPDATE webhook_deliveries d SET state = u.state, next_attempt_at = u.next, last_status = u.status,
+          finished_at = u.finished
+        FROM unnest(${col((a) => a.delivery.id)}::bigint[], ${col((a) => a.delivery.attempt)}::int[],
+          ${arr(next.map((n) => n.state))}::text[], ${arr(next.map((n) => n.nextAttemptAt))}::bigint[],
+          ${col((a) => a.result.status)}::int[], ${arr(next.map((n) => n.finishedAt))}::bigint[])
+          AS u(id, attempt, state, next, status, finished)
+        WHERE d.id = u.id AND d.attempts = u.attempt AND d.state = 'pending'
+      )
+      UPDATE webhook_endpoints e SET
+        failing_since = CASE WHEN c.clear THEN NULL WHEN c.restart THEN c.since
+          ELSE coalesce(e.failing_since, c.since) END,
+        enabled = e.enabled AND c.reason IS NULL,
+        disabled_reason = coalesce(c.reason, e.disabled_reason),
+        updated_at = coalesce(c.disabled_at, e.updated_at)
+      FROM unnest(${ch((c) => c.endpointId)}::uuid[], ${ch((c) => c.failing?.clear === true)}::bool[],
+        ${ch((c) => c.failing?.clear === false && c.failing.restart)}::bool[],
+        ${ch((c) => (c.failing?.clear === false ? c.failing.since : null))}::bigint[],
+        ${ch((c) => c.disable?.reason ?? null)}::text[], ${ch((c) => c.disable?.at ?? null)}::bigint[])
+        AS c(id, clear, restart, since, reason, disabled_at)
+      WHERE e.id = c.id AND NOT (c.clear AND e.failing_since IS NULL AND c.reason IS NULL)`;
+  }
+
+  async release(deliveries: readonly ClaimedDelivery[], now: number): Promise<void> {
+    if (deliveries.length === 0) return;
+    const ids = this.sql.array(deliveries.map((d) => d.id));
+    const attempts = this.sql.array(deliveries.map((d) => d.attempt));
+    await this.sql`UPDATE webhook_deliveries d SET attempts = d.attempts - 1, next_attempt_at = ${now}
+      FROM unnest(${ids}::bigint[], ${attempts}::int[]) AS u(id, attempt)
+      WHERE d.id = u.id AND d.attempts = u.attempt AND d.state = 'pending'`;
   }
 
   private async owns(owner: EndpointOwner, endpointId: string): Promise<number | null> {

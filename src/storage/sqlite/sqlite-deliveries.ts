@@ -3,11 +3,12 @@ import type { DeliveryStore, WebhookBacklog } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
 import type { EndpointOwner } from '../../domain/webhook.js';
 import {
-  type AttemptOutcome,
-  type AttemptResult,
   CLAIM_LEASE_MS,
   type ClaimedDelivery,
   type DeliveryRecord,
+  deliveryAfter,
+  endpointChanges,
+  type FinishedAttempt,
 } from '../../domain/webhook-delivery.js';
 import { toClaimed, toDeliveryRecords } from '../webhook-delivery-rows.js';
 import {
@@ -63,14 +64,18 @@ export class SqliteDeliveryStore implements DeliveryStore {
         p(`SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
         WHERE d.id = ?`),
       attempt: p(`INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, answer)
-        VALUES (?, ?, ?, ?, ?)`),
+        SELECT ?, ?, ?, ?, ? WHERE EXISTS (SELECT 1 FROM webhook_deliveries WHERE id = ? AND state <> 'dropped')`),
       finish:
         p(`UPDATE webhook_deliveries SET state = ?, next_attempt_at = ?, last_status = ?, finished_at = ?
-        WHERE id = ?`),
+        WHERE id = ? AND attempts = ? AND state = 'pending'`),
+      release: p(
+        "UPDATE webhook_deliveries SET attempts = attempts - 1, next_attempt_at = ? WHERE id = ? AND attempts = ? AND state = 'pending'",
+      ),
       healthy: p(
         'UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL',
       ),
       failing: p('UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?) WHERE id = ?'),
+      failingFrom: p('UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?'),
       disable: p(
         'UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?',
       ),
@@ -93,7 +98,49 @@ export class SqliteDeliveryStore implements DeliveryStore {
       forgetDelivered: p("DELETE FROM webhook_deliveries WHERE state = 'delivered' AND finished_at < ?"),
       forgetEvents: p('DELETE FROM webhook_events WHERE dispatched_at IS NOT NULL AND dispatched_at < ?'),
     };
-    this.tx = <A extends unknown[], R>(f: (...a: A) => R) => db.transaction(f).immediate;
+    // Each transaction function is built once: better-sqlite3's db.transaction() per call cost
+    // about a seventh of the delivery loop's time (profile, bench/RESULTS.md).
+    const tx = <A extends unknown[], R>(f: (...a: A) => R) => db.transaction(f).immediate;
+    this.tx = {
+      dispatch: tx((n: number, now: number) => {
+        const events = (this.s.waiting.all(n) as EventRow[]).map(toWebhookEvent);
+        const teams = [...new Set(events.map((e) => e.teamId))];
+        const endpoints = teams.flatMap((t) => (this.s.endpointsOf.all(t) as EndpointRow[]).map(toEndpoint));
+        const planned = planDeliveries(events, endpoints, (t, m) => this.s.subteamsOf.all(t, m) as number[]);
+        for (const d of planned)
+          this.s.addDelivery.run(d.eventId, d.endpointId, d.teamId, d.type, d.payload, d.createdAt, now);
+        for (const e of events) this.s.dispatched.run(now, e.seq);
+        return events.length;
+      }),
+      claim: tx((limit: number, now: number) => {
+        const ids = this.s.claim.all(now + CLAIM_LEASE_MS, now, limit) as number[];
+        return ids.map((id) => toClaimed(this.s.claimed.get(id) as ClaimRow));
+      }),
+      record: tx((batch: readonly FinishedAttempt[]) => {
+        for (const a of batch) {
+          const { delivery: d, result: r } = a;
+          this.s.attempt.run(d.id, r.at, r.status, r.latencyMs, r.answer, d.id);
+          const next = deliveryAfter(a);
+          this.s.finish.run(next.state, next.nextAttemptAt, r.status, next.finishedAt, d.id, d.attempt);
+        }
+        for (const c of endpointChanges(batch)) {
+          if (c.failing?.clear === true) this.s.healthy.run(c.endpointId);
+          else if (c.failing?.restart === true) this.s.failingFrom.run(c.failing.since, c.endpointId);
+          else if (c.failing !== null) this.s.failing.run(c.failing.since, c.endpointId);
+          if (c.disable !== null) this.s.disable.run(c.disable.reason, c.disable.at, c.endpointId);
+        }
+      }),
+      release: tx((deliveries: readonly ClaimedDelivery[], now: number) => {
+        for (const d of deliveries) this.s.release.run(now, d.id, d.attempt);
+      }),
+      expire: tx((before: number, now: number) => {
+        this.s.dropAttempts.run(before);
+        const dropped = this.s.drop.run(now, before).changes;
+        this.s.forgetDelivered.run(before);
+        this.s.forgetEvents.run(before);
+        return dropped;
+      }),
+    };
   }
 
   /**
@@ -106,40 +153,24 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   async dispatch(limit: number, now: number): Promise<number> {
     await this.idle();
-    return this.tx((n: number) => {
-      const events = (this.s.waiting.all(n) as EventRow[]).map(toWebhookEvent);
-      const teams = [...new Set(events.map((e) => e.teamId))];
-      const endpoints = teams.flatMap((t) => (this.s.endpointsOf.all(t) as EndpointRow[]).map(toEndpoint));
-      const planned = planDeliveries(events, endpoints, (t, m) => this.s.subteamsOf.all(t, m) as number[]);
-      for (const d of planned)
-        this.s.addDelivery.run(d.eventId, d.endpointId, d.teamId, d.type, d.payload, d.createdAt, now);
-      for (const e of events) this.s.dispatched.run(now, e.seq);
-      return events.length;
-    })(limit);
+    return this.tx.dispatch(limit, now);
   }
 
   async claim(limit: number, now: number): Promise<ClaimedDelivery[]> {
     await this.idle();
-    return this.tx(() => {
-      const ids = this.s.claim.all(now + CLAIM_LEASE_MS, now, limit) as number[];
-      return ids.map((id) => toClaimed(this.s.claimed.get(id) as ClaimRow));
-    })();
+    return this.tx.claim(limit, now);
   }
 
-  async record(d: ClaimedDelivery, r: AttemptResult, o: AttemptOutcome): Promise<void> {
+  async recordAttempts(batch: readonly FinishedAttempt[]): Promise<void> {
+    if (batch.length === 0) return;
     await this.idle();
-    this.tx(() => {
-      this.s.attempt.run(d.id, r.at, r.status, r.latencyMs, r.answer);
-      if (o.kind === 'delivered') {
-        this.s.finish.run('delivered', null, r.status, r.at, d.id);
-        this.s.healthy.run(d.endpointId);
-        return;
-      }
-      this.s.failing.run(r.at, d.endpointId);
-      if (o.kind === 'retry') this.s.finish.run('pending', o.at, r.status, null, d.id);
-      else this.s.finish.run('failed', null, r.status, r.at, d.id);
-      if (o.kind === 'failed-and-disable') this.s.disable.run(o.reason, r.at, d.endpointId);
-    })();
+    this.tx.record(batch);
+  }
+
+  async release(deliveries: readonly ClaimedDelivery[], now: number): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.idle();
+    this.tx.release(deliveries, now);
   }
 
   private owns(owner: EndpointOwner, endpointId: string): boolean {
@@ -178,13 +209,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   async expire(before: number, now: number): Promise<number> {
     await this.idle();
-    return this.tx(() => {
-      this.s.dropAttempts.run(before);
-      const dropped = this.s.drop.run(now, before).changes;
-      this.s.forgetDelivered.run(before);
-      this.s.forgetEvents.run(before);
-      return dropped;
-    })();
+    return this.tx.expire(before, now);
   }
 
   async backlog(): Promise<WebhookBacklog> {
