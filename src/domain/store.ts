@@ -13,7 +13,13 @@ import type {
   SigningSecrets,
   WebhookEvent,
 } from './webhook.js';
-import type { ClaimedDelivery, DeliveryRecord, FinishedAttempt } from './webhook-delivery.js';
+import type {
+  AttemptOutcome,
+  AttemptResult,
+  ClaimedDelivery,
+  DeliveryRecord,
+  FinishedAttempt,
+} from './webhook-delivery.js';
 
 /**
  * The store interfaces — the domain's ports: the domain and the HTTP layer call them, and
@@ -320,6 +326,8 @@ export interface DeliveryStore {
    * count moved on, and that claim decides), and the endpoints' health.
    */
   recordAttempts(batch: readonly FinishedAttempt[]): Promise<void>;
+  /** One attempt recorded: `recordAttempts` with a batch of one (kept for callers of the earlier form). */
+  record(delivery: ClaimedDelivery, result: AttemptResult, outcome: AttemptOutcome): Promise<void>;
   /**
    * Hands back claimed deliveries that were not attempted (the claimer stops): due at `now`,
    * their claim's attempt uncounted. One claimed again or replayed since is left as it is.

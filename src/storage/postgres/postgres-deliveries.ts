@@ -3,6 +3,8 @@ import type { DeliveryStore, WebhookBacklog } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
 import type { EndpointOwner } from '../../domain/webhook.js';
 import {
+  type AttemptOutcome,
+  type AttemptResult,
   CLAIM_LEASE_MS,
   type ClaimedDelivery,
   type DeliveryRecord,
@@ -136,6 +138,10 @@ export class PostgresDeliveryStore implements DeliveryStore {
         ${ch((c) => c.disable?.reason ?? null)}::text[], ${ch((c) => c.disable?.at ?? null)}::bigint[])
         AS c(id, clear, restart, since, reason, disabled_at)
       WHERE e.id = c.id AND NOT (c.clear AND e.failing_since IS NULL AND c.reason IS NULL)`;
+  }
+
+  record(delivery: ClaimedDelivery, result: AttemptResult, outcome: AttemptOutcome): Promise<void> {
+    return this.recordAttempts([{ delivery, result, outcome }]);
   }
 
   async release(deliveries: readonly ClaimedDelivery[], now: number): Promise<void> {

@@ -3,6 +3,8 @@ import type { DeliveryStore, WebhookBacklog } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
 import type { EndpointOwner } from '../../domain/webhook.js';
 import {
+  type AttemptOutcome,
+  type AttemptResult,
   CLAIM_LEASE_MS,
   type ClaimedDelivery,
   type DeliveryRecord,
@@ -165,6 +167,10 @@ export class SqliteDeliveryStore implements DeliveryStore {
     if (batch.length === 0) return;
     await this.idle();
     this.tx.record(batch);
+  }
+
+  record(delivery: ClaimedDelivery, result: AttemptResult, outcome: AttemptOutcome): Promise<void> {
+    return this.recordAttempts([{ delivery, result, outcome }]);
   }
 
   async release(deliveries: readonly ClaimedDelivery[], now: number): Promise<void> {
