@@ -144,11 +144,15 @@ export class PostgresStore implements Store {
   }
 
   async importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
-    return this.sql.begin(async (tx) => {
+    const result = (await this.sql.begin(async (tx) => {
       // Imports write members and their roles: every instance forgets its keys on commit.
       await tx`SELECT pg_notify(${KEYS_CHANNEL}, '')`;
       return work(await PostgresImportWriter.start(tx));
-    }) as Promise<T>;
+    })) as T;
+    // This instance at once, not when its own notification comes back: a caller that imports
+    // and then asks (a test, the console) must not meet the role it just changed.
+    this.keys.forget();
+    return result;
   }
 
   async close(): Promise<void> {
