@@ -55,7 +55,7 @@ export function watchStore(registry: Registry, probe: StoreProbe): void {
     labelNames: ['engine'],
     registers,
     async collect() {
-      this.set({ engine }, (await pingWithin(probe, PING_TIMEOUT_MS)) ? 1 : 0);
+      this.set({ engine }, (await readOrNull(() => probe.ping())) === null ? 0 : 1);
     },
   });
   const states: ReplicaState[] = ['fresh', 'lagging', 'unreachable'];
@@ -134,20 +134,3 @@ export async function readOrNull<T>(read: () => Promise<T>): Promise<T | null> {
   }
 }
 
-async function pingWithin(probe: StoreProbe, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([
-      probe.ping().then(
-        () => true,
-        () => false,
-      ),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
