@@ -133,4 +133,3 @@ export async function readOrNull<T>(read: () => Promise<T>): Promise<T | null> {
     clearTimeout(timer);
   }
 }
-
