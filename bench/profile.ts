@@ -9,10 +9,15 @@
  *
  * Needs member 1 in the store; a legacy-v1 key for it is created. Profiles go to $PROFILE_DIR
  * (default $TMPDIR/leadline-profiles), deleted after the summary unless PROFILE_KEEP=1.
+ *
+ * PROFILE_TARGET=ideal (or ideal-fastify) profiles issue 16's reference instead of leadline —
+ * bench/reference-ideal.ts (reference-ideal-fastify.ts) on the same store, key and load — so the
+ * two profiles side by side say which work is leadline's own (getLastLead and search only).
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createKey } from '../src/domain/keys.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
@@ -42,26 +47,45 @@ const store = flag === '--db' ? SqliteStore.open(where) : PostgresStore.open(whe
 await store.migrate();
 const { key } = await createKey(store, { member: 1, legacyV1: true });
 await store.close();
+const TARGET = process.env.PROFILE_TARGET ?? 'leadline';
+const REFERENCES: Record<string, string> = {
+  ideal: 'reference-ideal.ts',
+  'ideal-fastify': 'reference-ideal-fastify.ts',
+};
+if (TARGET !== 'leadline' && REFERENCES[TARGET] === undefined) {
+  console.error(`PROFILE_TARGET must be leadline, ${Object.keys(REFERENCES).join(' or ')}`);
+  process.exit(2);
+}
 
-const name = `${op.replace(/\W+/g, '_')}-${Date.now()}.cpuprofile`;
+// One folder per run: a server started with `--import tsx` writes a profile per thread (its module
+// loader runs in a worker); the main thread's is the largest.
+const runDir = join(dir, `${TARGET}-${op.replace(/\W+/g, '_')}-${Date.now()}`);
 const port = await freePort();
-const server = await startPinned(
-  'leadline',
-  0,
-  [
-    '--cpu-prof',
-    `--cpu-prof-dir=${dir}`,
-    `--cpu-prof-name=${name}`,
-    BIN,
-    flag,
-    where,
-    'serve',
-    '--port',
-    String(port),
-  ],
-  PROFILE_METRICS === 'off' ? OFF_ENV : SERVER_ENV,
-  `http://127.0.0.1:${port}/healthz`,
-);
+const profiling = ['--cpu-prof', `--cpu-prof-dir=${runDir}`];
+const server =
+  TARGET === 'leadline'
+    ? await startPinned(
+        'leadline',
+        0,
+        [...profiling, BIN, flag, where, 'serve', '--port', String(port)],
+        PROFILE_METRICS === 'off' ? OFF_ENV : SERVER_ENV,
+        `http://127.0.0.1:${port}/healthz`,
+      )
+    : await startPinned(
+        TARGET,
+        0,
+        [
+          ...profiling,
+          '--import',
+          'tsx',
+          fileURLToPath(new URL(REFERENCES[TARGET]!, import.meta.url)),
+          String(port),
+          flag === '--db' ? 'sqlite' : 'postgres',
+          where,
+        ],
+        {},
+        `http://127.0.0.1:${port}/healthz`,
+      );
 const req =
   op === 'search'
     ? {
@@ -71,12 +95,33 @@ const req =
         body: body ?? '{"filters":{"teamId":1}}',
       }
     : { url: `${server.url}/api/pub/leads/${op}`, auth: `Bearer ${key}` };
+// The load's window on the profile's clock (both CLOCK_MONOTONIC, µs): start-up and shutdown
+// samples are left out, so the figures are the requests' alone.
+const from = Number(process.hrtime.bigint() / 1000n);
 const m = await drive(req, seconds, op.startsWith('getLeadsTimeRange') ? 1 : 10);
+const to = Number(process.hrtime.bigint() / 1000n);
 await stop(server);
-console.log(`${op}: ${Math.round(m.rps)} req/s, p50 ${m.p50.toFixed(3)} ms, errors ${m.errors}`);
+console.log(`${TARGET} ${op}: ${Math.round(m.rps)} req/s, p50 ${m.p50.toFixed(3)} ms, errors ${m.errors}`);
 
-const file = join(dir, readdirSync(dir).find((f) => f === name) ?? name);
-const profile = JSON.parse(readFileSync(file, 'utf8')) as { nodes: Node[]; samples: number[] };
+const file = readdirSync(runDir)
+  .map((f) => join(runDir, f))
+  .sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
+const profile = JSON.parse(readFileSync(file, 'utf8')) as {
+  nodes: Node[];
+  samples: number[];
+  startTime: number;
+  timeDeltas: number[];
+};
+{
+  let t = profile.startTime;
+  const inLoad: number[] = [];
+  profile.samples.forEach((id, i) => {
+    t += profile.timeDeltas[i]!;
+    if (t >= from && t <= to) inLoad.push(id);
+  });
+  if (inLoad.length === 0) throw new Error('no sample fell inside the load window');
+  profile.samples = inLoad;
+}
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
@@ -94,7 +139,7 @@ for (const id of profile.samples) {
   const seen = new Set<string>();
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
     const url = byId.get(cur)!.callFrame.url;
-    const m2 = /\/(src|dist)\/(.+?)\.(ts|js)$/.exec(url);
+    const m2 = /\/(src|dist|bench)\/(.+?)\.(ts|js)$/.exec(url);
     if (m2 !== null) seen.add(`${m2[2]}`);
     const fn = byId.get(cur)!.callFrame.functionName;
     if (/node_modules\/(fastify|pino|better-sqlite3|postgres)\//.exec(url))
@@ -104,7 +149,7 @@ for (const id of profile.samples) {
   for (const s of seen) inclusive.set(s, (inclusive.get(s) ?? 0) + 1);
 }
 const pct = (x: number) => `${((100 * x) / total).toFixed(1)}%`.padStart(6);
-console.log(`\n${total} samples; self time, top 25:`);
+console.log(`\n${total} samples during the load; self time, top 25:`);
 for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${pct(v)}  ${k}`);
 console.log('\ninclusive, by project file / package, top 30:');
 for (const [k, v] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${pct(v)}  ${k}`);
@@ -140,4 +185,5 @@ console.log(
   `\nmetrics ${PROFILE_METRICS}: self time as a share of the ${busy} busy samples (${((busy * 1000) / (m.rps * seconds)).toFixed(0)} busy samples per 1,000 requests)`,
 );
 for (const [i, [name]] of PARTS.entries()) console.log(`${share(parts[i]!).padStart(7)}  ${name}`);
-if (process.env.PROFILE_KEEP !== '1') rmSync(file, { force: true });
+if (process.env.PROFILE_KEEP !== '1') rmSync(runDir, { recursive: true, force: true });
+else console.log(`\nprofile kept: ${file}`);

@@ -12,12 +12,42 @@ declare module 'fastify' {
   }
 }
 
-/** The presented key's hash, computed at most once a request (authentication and the throttle share it). */
-export function keyHashOf(request: FastifyRequest): string | null {
-  if (request.keyHash === undefined) {
-    const key = presentedKey(request.headers.authorization);
-    request.keyHash = key === null ? null : hashKey(key).toString('base64');
+/** A well-formed key as an `Authorization` header presents it, with its SHA-256. */
+interface Presented {
+  key: string;
+  hash: Buffer;
+  /** `hash` in base64: how the failure throttle tells keys apart. */
+  hashBase64: string;
+}
+
+/**
+ * Headers seen recently, with what they present (null: no well-formed key), so a busy key's
+ * shape check and SHA-256 run once, not on every request (issue 16: "hashes remembered"). The
+ * hash is of the header's bytes alone: remembering it changes no answer, and the stored row is
+ * still read (and compared in constant time) on every request. Bounded: emptied when full.
+ */
+const presented = new Map<string, Presented | null>();
+const PRESENTED_REMEMBERED = 10_000;
+
+function presentedBy(header: string | undefined): Presented | null {
+  if (header === undefined) return null;
+  let p = presented.get(header);
+  if (p === undefined) {
+    const key = presentedKey(header);
+    if (key === null) p = null;
+    else {
+      const hash = hashKey(key);
+      p = { key, hash, hashBase64: hash.toString('base64') };
+    }
+    if (presented.size >= PRESENTED_REMEMBERED) presented.clear();
+    presented.set(header, p);
   }
+  return p;
+}
+
+/** The presented key's hash (base64), or null when the request presents no well-formed key. */
+export function keyHashOf(request: FastifyRequest): string | null {
+  request.keyHash ??= presentedBy(request.headers.authorization)?.hashBase64 ?? null;
   return request.keyHash;
 }
 
@@ -35,15 +65,14 @@ export async function authenticate(request: FastifyRequest, keys: KeyStore, now:
   if (header === undefined || header.trim() === '') {
     throw new AppError('unauthorized', 'Missing API key: send "Authorization: Bearer <key>".');
   }
-  const presented = presentedKey(header);
-  if (presented === null) {
+  const p = presentedBy(header);
+  if (p === null) {
     throw new AppError('unauthorized', 'The Authorization header does not hold a valid API key.');
   }
-  const hash = hashKey(presented);
-  request.keyHash = hash.toString('base64');
+  request.keyHash = p.hashBase64;
   let found = null;
-  for (const candidate of await keys.findByDisplay(displayPrefix(presented))) {
-    if (hashesMatch(hash, candidate.hash)) found = candidate;
+  for (const candidate of await keys.findByDisplay(displayPrefix(p.key))) {
+    if (hashesMatch(p.hash, candidate.hash)) found = candidate;
   }
   if (found === null) throw new AppError('unauthorized', 'Unknown API key.');
   if (found.revokedAt !== null) throw new AppError('unauthorized', 'This API key has been revoked.');
