@@ -1,14 +1,19 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import pino from 'pino';
+import { loadWebhookConfig } from '../../src/config.js';
+import { DeliveryLoop } from '../../src/delivery/loop.js';
 import type { Store } from '../../src/domain/store.js';
 import {
   type AttemptOutcome,
+  CLAIM_LEASE_MS,
   type ClaimedDelivery,
   endpointChanges,
   type FinishedAttempt,
 } from '../../src/domain/webhook-delivery.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load } from '../helpers.js';
+import { eventually, load } from '../helpers.js';
+import { Receiver } from './receiver.js';
 
 /**
  * The delivery loop records attempts in batches (issue 13 §4, throughput): a batch with mixed
@@ -181,6 +186,101 @@ for (const engine of enginesUnderTest()) {
       await store.deliveries.recordAttempts([finished(dropped, now + 6, 200, ok)]);
       const [x] = (await store.deliveries.deliveries('operator', e, 10))!.filter((d) => d.id === dropped.id);
       assert.deepEqual([x!.state, x!.attempts], ['dropped', []]);
+    });
+
+    it('an attempt made and never recorded is claimed again when its lease runs out, same webhook-id', async () => {
+      const e = await endpoint();
+      await load(store, leads(1));
+      await store.deliveries.dispatch(100, now);
+      const [d] = (await claimAll(now)).get(e)!;
+      assert.equal(d?.attempt, 1);
+      // The process died after the attempt, before its record: nothing is due while the lease runs.
+      assert.equal((await claimAll(now + CLAIM_LEASE_MS - 1)).get(e), undefined);
+      const [again] = (await claimAll(now + CLAIM_LEASE_MS)).get(e)!;
+      assert.deepEqual([again?.id, again?.eventId, again?.attempt], [d!.id, d!.eventId, 2]);
+      await store.deliveries.recordAttempts([finished(again!, now + CLAIM_LEASE_MS + 1, 204, ok)]);
+    });
+
+    it('a claimed delivery handed back unstarted is due at once, its attempt not counted', async () => {
+      const e = await endpoint();
+      await load(store, leads(2));
+      await store.deliveries.dispatch(100, now);
+      const [started, unstarted] = (await claimAll(now)).get(e)!;
+      assert.ok(started && unstarted);
+      await store.deliveries.release([unstarted], now + 1);
+      const back = (await claimAll(now + 1)).get(e)!;
+      assert.deepEqual(
+        back.map((d) => [d.id, d.attempt]),
+        [[unstarted.id, 1]],
+        'only the handed-back one is due, as its first attempt',
+      );
+      // The one started is still leased: handing back another did not make it due.
+      assert.equal((await claimAll(now + 2)).get(e), undefined);
+      await store.deliveries.recordAttempts([
+        finished(started, now + 3, 204, ok),
+        finished(back[0]!, now + 3, 204, ok),
+      ]);
+    });
+
+    it('the loop stopped mid-batch records its attempts and hands back what it claimed ahead', async () => {
+      // A team of its own: the loop claims every due delivery, and this team's are the only ones.
+      const team = TEAM + 1;
+      const member = MEMBER + 10;
+      await load(store, [
+        { type: 'team', id: team, name: 'Stopped' },
+        { type: 'member', id: member, teamId: team, email: 's@stopped.test', role: 'admin', pid: 's' },
+      ]);
+      const r = await Receiver.start([SECRET]);
+      r.delayMs = 300; // the first two stay in flight while the loop stops
+      const e = (
+        await store.webhooks.addEndpoint({
+          teamId: team,
+          url: r.url,
+          description: null,
+          eventTypes: ['lead.created'],
+          members: null,
+          subteams: null,
+          secret: SECRET,
+          createdAt: now - 60_000,
+        })
+      ).id;
+      await load(
+        store,
+        leads(6).map((l) => ({ ...l, userId: member })),
+      );
+      await store.deliveries.dispatch(100, Date.now());
+      const config = loadWebhookConfig({
+        LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true',
+        LEADLINE_WEBHOOK_CONCURRENCY: '2',
+      });
+      const loop = new DeliveryLoop(store, config, pino({ level: 'silent' }));
+      try {
+        loop.start();
+        // Two attempts in flight, and (2 × concurrency) − 2 = 2 more claimed ahead, not started.
+        await eventually(() => assert.equal(r.received.length, 2));
+        await loop.stop();
+      } finally {
+        await r.close();
+      }
+      assert.equal(r.received.length, 2, 'nothing started after stop()');
+      const sent = (await store.deliveries.deliveries('operator', e, 10))!.filter((d) =>
+        r.ids().has(d.eventId),
+      );
+      assert.deepEqual(
+        sent.map((d) => [d.state, d.attempts.length]),
+        [
+          ['delivered', 1],
+          ['delivered', 1],
+        ],
+        'the attempts in flight were recorded before stop() returned',
+      );
+      // The other four are due now, each as its first attempt: the two claimed ahead were handed back.
+      const due = (await claimAll(Date.now())).get(e) ?? [];
+      assert.deepEqual(
+        due.map((d) => d.attempt),
+        [1, 1, 1, 1],
+      );
+      await store.deliveries.recordAttempts(due.map((d) => finished(d, Date.now(), 204, ok)));
     });
   });
 }
