@@ -100,7 +100,8 @@ async function main(): Promise<void> {
   };
   const reset = () => fetch(`${url}/stats`, { method: 'DELETE' });
   const { store, done } = await openBenchStore();
-  const config = loadWebhookConfig({ LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true' });
+  // The default settings, unless the environment sets LEADLINE_WEBHOOK_* (as `leadline serve` reads them).
+  const config = loadWebhookConfig({ ...process.env, LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true' });
   try {
     await load(store, [
       { type: 'team', id: 1, name: 'Bench' },
@@ -145,7 +146,7 @@ async function main(): Promise<void> {
     const [cpu, rcpu, wall] = [ownCpu() - cpu0, (await receiverCpu()) - rcpu0, Date.now() - start];
     await loop2.stop();
     console.log(
-      `engine ${engine}; default settings (poll ${config.pollMs} ms, concurrency ${config.concurrency})`,
+      `engine ${engine}; settings: poll ${config.pollMs} ms, concurrency ${config.concurrency}`,
     );
     console.log(
       `creation -> delivery latency over ${lat.length} leads: p50 ${pct(lat, 50)} ms, p99 ${pct(lat, 99)} ms`,
