@@ -257,7 +257,7 @@ for (const engine of enginesUnderTest()) {
       try {
         loop.start();
         // Two attempts in flight, and (2 × concurrency) − 2 = 2 more claimed ahead, not started.
-        await eventually(() => assert.equal(r.received.length, 2));
+        await eventually(async () => assert.equal(r.received.length, 2));
         await loop.stop();
       } finally {
         await r.close();
