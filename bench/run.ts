@@ -19,8 +19,8 @@
  *
  * Issue 16's ideal references (bench/ideal.ts) run beside leadline on the same stores: the ideal
  * data path on node:http and the same work on Fastify, for P1 (getLastLead, MAIN) and P6 (the v2
- * search page, LARGEST); P1 also starts leadline on PostgreSQL with LEADLINE_RATE_SYNC_MS and
- * with REDIS_URL.
+ * search page, LARGEST); P1 also starts leadline on PostgreSQL with exact quota counters
+ * (LEADLINE_RATE_SYNC_MS=0) and with REDIS_URL.
  *
  * This file is the runner: it prepares the stores, collects each scenario's jobs in one order,
  * runs the rounds and writes the report. One file per target in bench/scenarios/ (its jobs and

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import { type HostLookup, systemLookup } from './delivery/destination.js';
 import { AppError } from './domain/errors.js';
 import type { RateLimiter } from './domain/rate-limit.js';
+import { rateLimiterFor } from './domain/shared-rate-limit.js';
 import type { Store } from './domain/store.js';
 import { UsageLedger } from './domain/usage.js';
 import { adminRoutes } from './http/admin.js';
@@ -123,16 +124,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Before v1's hooks: a listed origin's preflight is answered before v1's 405 for OPTIONS (R19).
   await allowCors(app, config.corsOrigins);
   await app.register(pageRoutes);
-  const api = {
-    config,
-    store,
-    rateLimiter:
-      deps.rateLimiter ??
-      store.createRateLimiter(config.rateLimit.limit, config.rateLimit.windowSeconds, {
-        syncMs: config.rateLimit.syncMs,
-      }),
-    now,
-  };
+  const { limit, windowSeconds, syncMs } = config.rateLimit;
+  const rateLimiter =
+    deps.rateLimiter ?? rateLimiterFor(store.rateCounters(windowSeconds), limit, windowSeconds, syncMs);
+  // Counts this instance has not shared yet are handed over as it closes (a given limiter is
+  // its giver's to close).
+  if (deps.rateLimiter === undefined) app.addHook('onClose', () => rateLimiter.close());
+  const api = { config, store, rateLimiter, now };
   // Registered on the root (not as an encapsulated plugin) so its hooks reach v1 404s too.
   await v1Routes(app, { ...api, brownouts: new BrownoutSchedule(() => store.retirement.brownouts()) });
   refuseKeysInPath(app);

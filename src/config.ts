@@ -23,7 +23,10 @@ export interface Config {
   publicUrlFromEnv: boolean;
   /** Connection timeouts (docs/scaling.md): an idle keep-alive connection, the header block, a whole request. */
   timeouts: { keepAliveMs: number; headersMs: number; requestMs: number };
-  /** `syncMs`: how often PostgreSQL counters are shared between instances (0: every request). */
+  /**
+   * `syncMs`: how often each instance adds its counts to the shared counters (PostgreSQL or
+   * Redis) and learns the totals; 0: one round trip per request, exact across instances.
+   */
   rateLimit: { limit: number; windowSeconds: number; syncMs: number };
   /** PostgreSQL pool: bounded size, connect and statement timeouts. */
   pg: { poolMax: number; connectTimeoutSeconds: number; statementTimeoutMs: number };
@@ -124,7 +127,7 @@ export function loadConfig(
     rateLimit: {
       limit: int('LEADLINE_RATE_LIMIT', 600, 1, 1_000_000_000),
       windowSeconds: int('LEADLINE_RATE_WINDOW_SECONDS', 60, 1, 86_400),
-      syncMs: int('LEADLINE_RATE_SYNC_MS', 0, 0, 60_000),
+      syncMs: int('LEADLINE_RATE_SYNC_MS', 250, 0, 60_000),
     },
     pg: {
       poolMax: int('LEADLINE_PG_POOL_MAX', 10, 1, 1000),

@@ -33,6 +33,7 @@ export async function startServer(config: Config, store: Store, logger: Logger):
           url: config.redisUrl,
           limit: config.rateLimit.limit,
           windowSeconds: config.rateLimit.windowSeconds,
+          syncMs: config.rateLimit.syncMs,
           prefix: config.redisPrefix,
           logger,
         });

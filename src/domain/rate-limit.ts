@@ -14,6 +14,8 @@ export interface RateLimitState {
 
 export interface RateLimiter {
   consume(key: string): Promise<RateLimitState>;
+  /** Hands over what is still counted only here (shared counters); the app calls it as it closes. */
+  close(): Promise<void>;
 }
 
 export class MemoryRateLimiter implements RateLimiter {
@@ -37,6 +39,8 @@ export class MemoryRateLimiter implements RateLimiter {
     this.counts.set(key, used);
     return stateAfter(used, this.limit, this.windowSeconds, start, now);
   }
+
+  async close(): Promise<void> {}
 }
 
 /** Start (ms) of the fixed window `now` falls in. */

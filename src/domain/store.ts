@@ -2,8 +2,8 @@ import type { ConsoleStore } from './console-store.js';
 import type { Member, Role, Subteam, Team } from './directory.js';
 import type { Lead, LeadKind, LeadSource } from './lead.js';
 import type { LeadText, TextField } from './lead-text.js';
-import type { RateLimiter } from './rate-limit.js';
 import type { Brownout } from './retirement.js';
+import type { SharedCounters } from './shared-rate-limit.js';
 import type { UsageRow, UsageSink } from './usage.js';
 import type {
   Endpoint,
@@ -377,10 +377,11 @@ export interface Store {
   readonly console: ConsoleStore;
   readonly deliveries: DeliveryStore;
   /**
-   * Rate-limit counters for this engine: shared by every instance on the store where the engine
-   * is shared (PostgreSQL), in process memory for the embedded store (one instance).
+   * The rate-limit counters every instance on the store shares (PostgreSQL), for windows of
+   * `windowSeconds`; null for the embedded store, whose one instance counts in its own memory.
+   * `rateLimiterFor` (shared-rate-limit.ts) makes the limiter over them.
    */
-  createRateLimiter(limit: number, windowSeconds: number, options?: { syncMs?: number }): RateLimiter;
+  rateCounters(windowSeconds: number): SharedCounters | null;
   /**
    * Where reads go when a read replica is configured: `fresh` (to the replica), `lagging` or
    * `unreachable` (to the primary); null without one.

@@ -1,5 +1,5 @@
 import type { Span, Tracer } from '@opentelemetry/api';
-import type { RateLimiter } from '../domain/rate-limit.js';
+import type { SharedCounters } from '../domain/shared-rate-limit.js';
 import type { Store } from '../domain/store.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { CounterChild, HistogramChild } from '../metrics/series.js';
@@ -45,15 +45,13 @@ export function observeStore(
   }
   const observed: Store = Object.create(store, {
     ...parts,
-    // The embedded store's limiter counts in memory: no query to time.
-    ...(engine === 'postgres'
-      ? {
-          createRateLimiter: {
-            value: (limit: number, windowSeconds: number, options?: { syncMs?: number }): RateLimiter =>
-              timed('rateLimit', store.createRateLimiter(limit, windowSeconds, options)),
-          },
-        }
-      : {}),
+    // The embedded store has no shared counters (its one instance counts in memory): nothing to time.
+    rateCounters: {
+      value: (windowSeconds: number): SharedCounters | null => {
+        const counters = store.rateCounters(windowSeconds);
+        return counters === null ? null : timed('rateLimit', counters);
+      },
+    },
   });
   metrics?.watchStore({
     engine,

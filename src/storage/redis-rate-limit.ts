@@ -1,12 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import {
-  MemoryRateLimiter,
-  type RateLimiter,
-  type RateLimitState,
-  stateAfter,
-  windowStart,
-} from '../domain/rate-limit.js';
+import { MemoryRateLimiter, type RateLimiter, type RateLimitState } from '../domain/rate-limit.js';
+import { type CounterTotal, SharedRateLimiter } from '../domain/shared-rate-limit.js';
 
 export type RedisState = 'up' | 'down';
 
@@ -29,6 +24,8 @@ export interface RedisRateLimiterOptions {
   url: string;
   limit: number;
   windowSeconds: number;
+  /** How often counts are shared (LEADLINE_RATE_SYNC_MS): 0 for one round trip per request. */
+  syncMs: number;
   /** Namespace of the counters, so deployments sharing a Redis do not share limits. */
   prefix: string;
   logger: Logger;
@@ -36,8 +33,9 @@ export interface RedisRateLimiterOptions {
 }
 
 /**
- * Fixed-window counters in Redis (`REDIS_URL`), shared by every instance: INCR and a PEXPIRE
- * of two windows in one round trip, so stale counters clean themselves up.
+ * Fixed-window counters in Redis (`REDIS_URL`), shared by every instance: INCRBY and a PEXPIRE
+ * of two windows in one round trip, so stale counters clean themselves up. How often that trip
+ * is made is `SharedRateLimiter`'s (every request with `syncMs` 0, else in the background).
  *
  * A Redis outage is not an API outage (docs/scaling.md, R14): while Redis cannot count, each
  * instance counts in its own memory (the limit then holds per instance), and the change of state
@@ -46,6 +44,7 @@ export interface RedisRateLimiterOptions {
 export class RedisRateLimiter implements RateLimiter {
   private readonly redis: Redis;
   private readonly fallback: MemoryRateLimiter;
+  private readonly shared: SharedRateLimiter;
   private readonly logger: Logger;
   private readonly now: () => number;
   private current: RedisState | 'connecting' = 'connecting';
@@ -59,6 +58,13 @@ export class RedisRateLimiter implements RateLimiter {
     this.logger = options.logger;
     this.now = options.now ?? Date.now;
     this.fallback = new MemoryRateLimiter(options.limit, options.windowSeconds, this.now);
+    this.shared = new SharedRateLimiter(
+      { add: (keys, starts, counts) => this.add(keys, starts, counts) },
+      options.limit,
+      options.windowSeconds,
+      options.syncMs,
+      this.now,
+    );
     this.firstState = new Promise((resolve) => {
       this.reachedFirstState = resolve;
     });
@@ -101,16 +107,18 @@ export class RedisRateLimiter implements RateLimiter {
   async consume(key: string): Promise<RateLimitState> {
     if (this.current !== 'up') return this.fallback.consume(key);
     try {
-      return await this.count(key);
+      return await this.shared.consume(key);
     } catch (err) {
       this.markDown(err as Error);
       return this.fallback.consume(key);
     }
   }
 
+  /** Hands over the counts not shared yet (one try, bounded by the command timeout), then disconnects. */
   async close(): Promise<void> {
     this.closing = true;
     clearInterval(this.probeTimer);
+    await this.shared.close();
     if (this.redis.status === 'ready') await this.redis.quit().catch(() => this.redis.disconnect());
     else this.redis.disconnect();
   }
@@ -129,19 +137,26 @@ export class RedisRateLimiter implements RateLimiter {
     }
   }
 
-  private async count(key: string): Promise<RateLimitState> {
-    const { limit, windowSeconds, prefix } = this.options;
-    const now = this.now();
-    const start = windowStart(now, windowSeconds);
-    const bucket = `${prefix}:rl:${key}:${start}`;
-    const results = await this.redis
-      .multi()
-      .incr(bucket)
-      .pexpire(bucket, windowSeconds * 2000)
-      .exec();
-    const [incrError, used] = results?.[0] ?? [new Error('EXEC answered nothing'), null];
-    if (incrError) throw incrError;
-    return stateAfter(Number(used), limit, windowSeconds, start, now);
+  /** Adds each count to its key's counter and answers the totals; a failure marks Redis down. */
+  private async add(keys: string[], starts: number[], counts: number[]): Promise<CounterTotal[]> {
+    const { windowSeconds, prefix } = this.options;
+    const transaction = this.redis.multi();
+    keys.forEach((key, i) => {
+      const bucket = `${prefix}:rl:${key}:${starts[i]}`;
+      transaction.incrby(bucket, counts[i]!).pexpire(bucket, windowSeconds * 2000);
+    });
+    try {
+      const results = await transaction.exec();
+      if (results === null) throw new Error('EXEC answered nothing');
+      return keys.map((key, i) => {
+        const [error, count] = results[2 * i] ?? [new Error('EXEC answered too little'), null];
+        if (error) throw error;
+        return { key, start: starts[i]!, count: Number(count) };
+      });
+    } catch (err) {
+      this.markDown(err as Error);
+      throw err;
+    }
   }
 
   private markUp(): void {

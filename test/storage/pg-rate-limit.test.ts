@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import postgres, { type Sql } from 'postgres';
-import { PostgresRateLimiter } from '../../src/storage/postgres/postgres-rate-limit.js';
+import { SharedRateLimiter } from '../../src/domain/shared-rate-limit.js';
+import { PostgresRateCounters } from '../../src/storage/postgres/postgres-rate-limit.js';
 import { makeEngineStore, testDatabaseUrl } from '../engines.js';
 
 /**
  * Issue 16: PostgreSQL rate-limit counters shared between instances in the background. On one
  * instance the count is exact; a key's first request in a window starts from what the other
  * instances counted; counts made on one instance reach the others through sync(); with
- * syncMs 0 every request is one upsert (the exact mode). Syncs are called by the test, not by
- * timers, so nothing here depends on timing.
+ * syncMs 0 every request is one upsert (the exact mode); close() hands over what is pending. Syncs
+ * are called by the test, not by timers, so nothing here depends on timing.
  */
 describe('PostgreSQL rate-limit counters', {
   skip: testDatabaseUrl() === null ? 'needs LEADLINE_TEST_DATABASE_URL (required under CI=true)' : false,
@@ -28,8 +29,8 @@ describe('PostgreSQL rate-limit counters', {
   });
 
   const limiter = (limit: number, syncMs: number) =>
-    new PostgresRateLimiter(sql, limit, 60, syncMs, () => NOW);
-  const used = async (l: PostgresRateLimiter, key: string, n: number) => {
+    new SharedRateLimiter(new PostgresRateCounters(sql, 60, () => NOW), limit, 60, syncMs, () => NOW);
+  const used = async (l: SharedRateLimiter, key: string, n: number) => {
     const states = [];
     for (let i = 0; i < n; i++) states.push(await l.consume(key));
     return states;
@@ -95,5 +96,17 @@ describe('PostgreSQL rate-limit counters', {
       states.map((s) => s.allowed),
       [true, true, true, false],
     );
+  });
+
+  it('close() adds what this instance counted and had not shared yet', async () => {
+    const l = limiter(10, 60_000);
+    await used(l, 'five', 4);
+    const count = async () =>
+      (await sql<{ count: number }[]>`SELECT count FROM rate_limits WHERE bucket = 'five'`)[0]?.count;
+    assert.equal(await count(), 1, 'the first request only, before close');
+    await l.close();
+    assert.equal(await count(), 4);
+    await l.close();
+    assert.equal(await count(), 4, 'a second close adds nothing');
   });
 });

@@ -12,7 +12,7 @@ describe('configuration (issue 2 §7)', () => {
     assert.equal(c.v1.deprecatedAt, Date.parse('2026-01-01T00:00:00Z'));
     assert.equal(c.v1.frozenAt, c.v1.deprecatedAt);
     assert.equal(c.v1.sunsetAt, null);
-    assert.deepEqual(c.rateLimit, { limit: 600, windowSeconds: 60, syncMs: 0 });
+    assert.deepEqual(c.rateLimit, { limit: 600, windowSeconds: 60, syncMs: 250 });
   });
 
   test('flags win over the environment', () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres, { type Sql } from 'postgres';
 import { FUZZY_THRESHOLD } from '../../domain/lead-text.js';
-import type { RateLimiter } from '../../domain/rate-limit.js';
+import type { SharedCounters } from '../../domain/shared-rate-limit.js';
 import type { ImportWriter, MigrationReport, Store } from '../../domain/store.js';
 import { migrate } from './migrations.js';
 import { PostgresConsoleStore } from './postgres-console.js';
@@ -10,7 +10,7 @@ import { PostgresDirectoryStore } from './postgres-directory.js';
 import { PostgresImportWriter } from './postgres-import.js';
 import { KEYS_CHANNEL, PostgresKeyStore } from './postgres-keys.js';
 import { PostgresLeadStore } from './postgres-leads.js';
-import { PostgresRateLimiter } from './postgres-rate-limit.js';
+import { PostgresRateCounters } from './postgres-rate-limit.js';
 import { PostgresRetirementStore } from './postgres-retirement.js';
 import { PostgresWebhookStore } from './postgres-webhooks.js';
 import { ReplicaRouter, type ReplicaState } from './replica.js';
@@ -115,8 +115,8 @@ export class PostgresStore implements Store {
   }
 
   /** Counters in the database, so a per-key limit holds across every instance (postgres-rate-limit.ts). */
-  createRateLimiter(limit: number, windowSeconds: number, options: { syncMs?: number } = {}): RateLimiter {
-    return new PostgresRateLimiter(this.sql, limit, windowSeconds, options.syncMs ?? 0);
+  rateCounters(windowSeconds: number): SharedCounters {
+    return new PostgresRateCounters(this.sql, windowSeconds);
   }
 
   /** Made by whichever instance asks first; the others (and later ones) read that one. */

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { MemoryRateLimiter, type RateLimiter } from '../../domain/rate-limit.js';
 import type { ImportWriter, MigrationReport, Store } from '../../domain/store.js';
 import { MigrationError } from '../migration-error.js';
 import { LATEST_VERSION, migrate } from './migrations.js';
@@ -44,8 +43,9 @@ export class SqliteStore implements Store {
   }
 
   /** One process serves an embedded store, so its counters can live in memory. */
-  createRateLimiter(limit: number, windowSeconds: number): RateLimiter {
-    return new MemoryRateLimiter(limit, windowSeconds);
+  /** One instance on the embedded store: it counts in its own memory (MemoryRateLimiter). */
+  rateCounters(): null {
+    return null;
   }
 
   replicaState(): null {
