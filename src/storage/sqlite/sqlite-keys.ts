@@ -7,7 +7,8 @@ import { KEY_COLUMNS, type KeyRow, toApiKey } from '../rows.js';
 const CACHE_MAX = 10_000;
 
 export class SqliteKeyStore implements KeyStore {
-  private readonly stampStmt: Database.Statement;
+  private readonly versionStmt: Database.Statement;
+  private readonly changesStmt: Database.Statement;
   private cache = new Map<string, StoredKey[]>();
   private cachedAt = '';
   private readonly insertStmt: Database.Statement;
@@ -34,12 +35,15 @@ export class SqliteKeyStore implements KeyStore {
       JOIN members m ON m.id = k.member_id WHERE k.display = ?`);
     // data_version moves when another connection (another process) commits; total_changes when
     // this one writes. Together: "the file may hold other keys, roles or grants than we read".
-    this.stampStmt = db.prepare('SELECT data_version, total_changes() FROM pragma_data_version').raw(true);
+    // Two plain statements, not one SELECT over the pragma_data_version table function: that
+    // costs 11–15 µs a call against 8–11 µs for these (issue 16, measured with better-sqlite3 on
+    // this machine; the pragma's file check is most of either).
+    this.versionStmt = db.prepare('PRAGMA data_version').pluck();
+    this.changesStmt = db.prepare('SELECT total_changes()').pluck();
   }
 
   private stamp(): string {
-    const [version, changes] = this.stampStmt.get() as [number, number];
-    return `${version}:${changes}`;
+    return `${this.versionStmt.get() as number}:${this.changesStmt.get() as number}`;
   }
 
   async create(key: NewApiKey): Promise<ApiKey> {
