@@ -14,26 +14,23 @@ import { PROBLEMS, problemType } from './problem.js';
 export function throttleAuthFailures(app: FastifyInstance, limit: number, now: () => number): void {
   const throttle = new AuthFailureThrottle(limit, 60_000);
   app.decorateRequest('keyHash', undefined);
-  app.addHook('onRequest', (request, reply, done) => {
-    if (request.routeOptions.url?.startsWith('/api/') !== true) return done();
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.routeOptions.url?.startsWith('/api/') !== true) return;
     const wait = throttle.admit(request.ip, keyHashOf(request), now());
-    if (wait === null) return done();
+    if (wait === null) return;
     reply.header('retry-after', String(wait));
-    done(
-      new AppError(
-        'auth-throttled',
-        `Too many failed authentications from this address; retry in ${wait} s.`,
-      ),
+    throw new AppError(
+      'auth-throttled',
+      `Too many failed authentications from this address; retry in ${wait} s.`,
     );
   });
-  app.addHook('onResponse', (request, reply, done) => {
+  app.addHook('onResponse', async (request, reply) => {
     if (reply.statusCode === 401) throttle.failed(request.ip, keyHashOf(request), now());
     else if (request.usage !== null && request.usage !== undefined) {
       // The key authenticated (the usage mark is set only then).
       const hash = keyHashOf(request);
       if (hash !== null) throttle.succeeded(hash, now());
     }
-    done();
   });
 }
 

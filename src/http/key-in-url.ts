@@ -40,7 +40,7 @@ export function keyInPath(url: string): boolean {
  * the query (C7: gone, whatever the key). Logs never hold the path (src/logger.ts logs the route).
  */
 export function refuseKeysInPath(app: FastifyInstance): void {
-  app.addHook('onRequest', (request, _reply, done) => {
-    done(keyInPath(request.url) ? new AppError('unauthorized', KEY_IN_URL) : undefined);
+  app.addHook('onRequest', async (request) => {
+    if (keyInPath(request.url)) throw new AppError('unauthorized', KEY_IN_URL);
   });
 }

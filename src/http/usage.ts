@@ -29,21 +29,19 @@ export function countUsage(
   now: () => number,
 ): void {
   app.decorateRequest('usage', null);
-  app.addHook('onResponse', (request, reply, done) => {
+  app.addHook('onResponse', async (request, reply) => {
     const u = request.usage;
     // undefined on requests Fastify answers before decorating them (framework errors).
-    if (u !== null && u !== undefined) {
-      const agent = request.headers['user-agent'];
-      ledger.count(
-        u.keyId,
-        u.api,
-        u.operation,
-        reply.statusCode,
-        now(),
-        typeof agent === 'string' ? agent : null,
-      );
-    }
-    done();
+    if (u === null || u === undefined) return;
+    const agent = request.headers['user-agent'];
+    ledger.count(
+      u.keyId,
+      u.api,
+      u.operation,
+      reply.statusCode,
+      now(),
+      typeof agent === 'string' ? agent : null,
+    );
   });
   const flush = () =>
     ledger.flush().catch((err: unknown) => {

@@ -54,12 +54,11 @@ export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void
   const signals = deprecationHeaders(deps.config);
   const guide = `${deps.config.publicUrl}/docs/v1-reference`;
   // Every response under the v1 prefix carries the deprecation signals, errors and 404s included.
-  app.addHook('onRequest', (request, reply, done) => {
-    if (!isV1Route(request)) return done();
+  app.addHook('onRequest', async (request, reply) => {
+    if (!isV1Route(request)) return;
     reply.headers(signals);
     // After the sunset every v1 call is gone, whatever its path, method or key (C7).
-    if (!isSunset(deps.config.v1, deps.now())) return done();
-    refuseAfterSunset(request, deps).then(() => done(), done);
+    if (isSunset(deps.config.v1, deps.now())) await refuseAfterSunset(request, deps);
   });
 
   for (const op of V1_OPERATIONS) {
