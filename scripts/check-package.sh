@@ -38,8 +38,10 @@ if grep -E '^package/(test|bench|src/.*\.ts$|dist/.*\.map$)' <<<"$contents"; the
 fi
 echo "$(wc -l <<<"$contents") files in $(basename "$tarball")"
 # The PostgreSQL driver ships inside the package with leadline's fix (patches/, docs/scaling.md).
-tar -xzOf "$tarball" package/node_modules/postgres/src/connection.js | grep -q 'patched by leadline' ||
-  fail "the bundled postgres driver lacks the patch in patches/"
+# Read whole before searching: `tar … | grep -q` under pipefail fails at random — grep leaves at
+# the first match, and tar, still writing, dies of SIGPIPE.
+bundled="$(tar -xzOf "$tarball" package/node_modules/postgres/src/connection.js)"
+grep -q 'patched by leadline' <<<"$bundled" || fail "the bundled postgres driver lacks the patch in patches/"
 
 echo "--- npm install <tarball> into an empty directory"
 app="$work/app"
