@@ -35,9 +35,8 @@ export class SqliteKeyStore implements KeyStore {
       JOIN members m ON m.id = k.member_id WHERE k.display = ?`);
     // data_version moves when another connection (another process) commits; total_changes when
     // this one writes. Together: "the file may hold other keys, roles or grants than we read".
-    // Two plain statements, not one SELECT over the pragma_data_version table function: that
-    // costs 11–15 µs a call against 8–11 µs for these (issue 16, measured with better-sqlite3 on
-    // this machine; the pragma's file check is most of either).
+    // Two plain statements, not one SELECT over the pragma_data_version table function, which
+    // costs more a call (bench/key-stamp.ts; the pragma's file check is most of either).
     this.versionStmt = db.prepare('PRAGMA data_version').pluck();
     this.changesStmt = db.prepare('SELECT total_changes()').pluck();
   }

@@ -42,7 +42,6 @@ export class SqliteStore implements Store {
     return new SqliteStore(db);
   }
 
-  /** One process serves an embedded store, so its counters can live in memory. */
   /** One instance on the embedded store: it counts in its own memory (MemoryRateLimiter). */
   rateCounters(): null {
     return null;
