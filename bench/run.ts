@@ -89,7 +89,9 @@ async function main(): Promise<string> {
   const has = (s: Scenario) => SCENARIOS.has(s);
   if (has('p5')) await p5.importScenario();
 
-  const served = await serveAll();
+  // P5 works on stores of its own: a run of it alone builds and serves none.
+  const serving = (['p1', 'p2', 'p3a', 'p3bc', 'p4', 'p6'] as const).some(has);
+  const served = serving ? await serveAll() : [];
   const refs = has('p1') ? await p1.startReferences(served) : null;
   await startIdeals(served, [...(has('p1') ? [MAIN] : []), ...(has('p6') ? [LARGEST] : [])]);
   // json-server keeps its data in one JSON file and scans it per request: a reference for small

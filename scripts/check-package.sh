@@ -83,6 +83,11 @@ export LEADLINE_DB="$work/store.db"
 unset DATABASE_URL
 summary="$("$leadline" import --json "$work/leads.ndjson")"
 grep -q '"leads":2' <<<"$summary" || fail "import summary: $summary"
+# 16 MiB or more: the records are prepared in a worker thread, from a module of its own that
+# must ship (dist/domain/import-worker.js). The same records, padded with blank lines.
+{ cat "$work/leads.ndjson"; node -e 'process.stdout.write(`${" ".repeat(1023)}\n`.repeat(17 * 1024))'; } >"$work/big.ndjson"
+summary="$("$leadline" import --db "$work/big.db" --json "$work/big.ndjson")"
+grep -q '"leads":2' <<<"$summary" || fail "import summary (worker thread): $summary"
 # seed (and serve --demo) load @faker-js/faker, a runtime dependency for them alone (docs/cli.md).
 seeded="$("$leadline" seed --db "$work/seed.db" --teams 1 --members 2 --leads 20 --json)"
 grep -q '"leads":20' <<<"$seeded" || fail "seed summary: $seeded"

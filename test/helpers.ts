@@ -29,7 +29,7 @@ export async function makeStore(): Promise<{ store: Store; path: string; cleanup
 /** Imports records (objects, one per NDJSON line) as if they came from a file named `name`. */
 export async function load(store: Store, records: object[], name = 'fixture.ndjson'): Promise<ImportSummary> {
   const text = records.map((r) => JSON.stringify(r)).join('\n');
-  return importRecords(store, [{ name, open: () => Readable.from([text]) }]);
+  return importRecords(store, [{ name, size: Buffer.byteLength(text), open: () => Readable.from([text]) }]);
 }
 
 export async function keyFor(store: Store, input: CreateKeyInput | number | string): Promise<string> {

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
-import { type ImportSource, importRecords } from '../src/domain/import.js';
+import { importRecords } from '../src/domain/import.js';
+import type { ImportSource } from '../src/domain/import-feed.js';
 import { type SeedOptions, seedRecords } from '../src/domain/seed.js';
 import { timeLabel } from '../src/domain/time-label.js';
 import { makeStore } from './helpers.js';

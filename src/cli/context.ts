@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ImportError } from '../domain/import.js';
+import { ImportError } from '../domain/import-error.js';
 import { KeyCommandError } from '../domain/keys.js';
 import type { Store } from '../domain/store.js';
 import { MigrationError } from '../storage/migration-error.js';

@@ -2,7 +2,8 @@ import { statSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { loadImportConfig } from '../config.js';
-import { fileSource, ImportError, importRecords } from '../domain/import.js';
+import { fileSource, importRecords } from '../domain/import.js';
+import { ImportError } from '../domain/import-error.js';
 import { writeImportMetrics } from '../metrics/import-textfile.js';
 import type { CommandContext } from './context.js';
 

@@ -1,5 +1,3 @@
-import type { Readable } from 'node:stream';
-
 /** One NDJSON line: its text, or only its size when it is over the cap. */
 export type ImportLine =
   | { lineNo: number; bytes: number; text: string }
@@ -9,53 +7,65 @@ const NEWLINE = 0x0a;
 const CR = 0x0d;
 
 /**
- * The lines of `input` (`\n` or `\r\n` endings), each with its size in bytes without the ending.
- * A line over `maxBytes` is never held: its bytes are dropped as they come and only counted, so
- * memory stays at `maxBytes` plus one chunk whatever the input holds. (readline and split2 both
- * keep the whole line, and neither counts one it gives up on; the cap needs both.)
+ * Splits bytes into NDJSON lines (`\n` or `\r\n` endings), each with its size in bytes without
+ * the ending, as the bytes arrive: `push` each chunk, then `end`. A line over `maxBytes` is
+ * never held: its bytes are dropped as they come and only counted, so memory stays at
+ * `maxBytes` plus one chunk whatever the input holds. (readline and split2 both keep the whole
+ * line, and neither counts one it gives up on; the cap needs both.)
  */
-export async function* importLines(input: Readable, maxBytes: number): AsyncGenerator<ImportLine> {
-  let parts: Buffer[] = [];
-  let held = 0;
-  let bytes = 0;
-  let lastByte = -1;
-  let lineNo = 0;
-  const take = (chunk: Buffer) => {
-    bytes += chunk.length;
-    if (chunk.length > 0) lastByte = chunk[chunk.length - 1] as number;
-    if (bytes > maxBytes + 1) {
-      // Over the cap (one byte of slack for a `\r` before the `\n`): stop holding the line.
-      parts = [];
-      held = 0;
-    } else {
-      parts.push(chunk);
-      held += chunk.length;
-    }
-  };
-  const end = (): ImportLine => {
-    const crlf = lastByte === CR ? 1 : 0;
-    const size = bytes - crlf;
-    // Most lines lie within one chunk: decode that part in place, without a copy.
-    const whole = parts.length === 1 ? (parts[0] as Buffer) : Buffer.concat(parts, held);
-    const line: ImportLine =
-      size > maxBytes || held < bytes
-        ? { lineNo: ++lineNo, bytes: size, text: null }
-        : { lineNo: ++lineNo, bytes: size, text: whole.toString('utf8', 0, size) };
-    parts = [];
-    held = 0;
-    bytes = 0;
-    lastByte = -1;
-    return line;
-  };
-  for await (const data of input) {
-    const chunk = typeof data === 'string' ? Buffer.from(data) : (data as Buffer);
+export class LineSplitter {
+  private parts: Buffer[] = [];
+  private held = 0;
+  private bytes = 0;
+  private lastByte = -1;
+  private lineNo = 0;
+
+  constructor(private readonly maxBytes: number) {}
+
+  /** The lines `chunk` completes. */
+  push(chunk: Buffer): ImportLine[] {
+    const lines: ImportLine[] = [];
     let from = 0;
     for (let at = chunk.indexOf(NEWLINE, from); at !== -1; at = chunk.indexOf(NEWLINE, from)) {
-      take(chunk.subarray(from, at));
-      yield end();
+      this.take(chunk.subarray(from, at));
+      lines.push(this.line());
       from = at + 1;
     }
-    if (from < chunk.length) take(chunk.subarray(from));
+    if (from < chunk.length) this.take(chunk.subarray(from));
+    return lines;
   }
-  if (bytes > 0) yield end();
+
+  /** The last line, when the input does not end with a line ending. */
+  end(): ImportLine[] {
+    return this.bytes > 0 ? [this.line()] : [];
+  }
+
+  private take(chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (chunk.length > 0) this.lastByte = chunk[chunk.length - 1] as number;
+    if (this.bytes > this.maxBytes + 1) {
+      // Over the cap (one byte of slack for a `\r` before the `\n`): stop holding the line.
+      this.parts = [];
+      this.held = 0;
+    } else {
+      this.parts.push(chunk);
+      this.held += chunk.length;
+    }
+  }
+
+  private line(): ImportLine {
+    const crlf = this.lastByte === CR ? 1 : 0;
+    const size = this.bytes - crlf;
+    // Most lines lie within one chunk: decode that part in place, without a copy.
+    const whole = this.parts.length === 1 ? (this.parts[0] as Buffer) : Buffer.concat(this.parts, this.held);
+    const line: ImportLine =
+      size > this.maxBytes || this.held < this.bytes
+        ? { lineNo: ++this.lineNo, bytes: size, text: null }
+        : { lineNo: ++this.lineNo, bytes: size, text: whole.toString('utf8', 0, size) };
+    this.parts = [];
+    this.held = 0;
+    this.bytes = 0;
+    this.lastByte = -1;
+    return line;
+  }
 }

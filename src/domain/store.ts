@@ -222,6 +222,11 @@ export interface NewLead {
   lastName: string | null;
   /** Folded searchable text (lead-text.ts); `hasEmail` is `text` having an e-mail. */
   text: LeadText;
+  /**
+   * Each `text` field's words padded for trigram search (lead-text.ts `paddedWords`), when
+   * computed ahead: an import computes them where it prepares its records, off the writing thread.
+   */
+  words?: string[];
 }
 
 /** A record put aside until the records it references have been seen. */

@@ -44,7 +44,7 @@ export const INSERT_LEAD_TEXT = `INSERT INTO lead_text (rowid, first_name, last_
 
 /** Parameters for INSERT_LEAD_TEXT: the FTS5 index holds each field's padded words. */
 export function leadTextValues(seq: number, l: NewLead): unknown[] {
-  return [seq, ...l.text.map(paddedWords)];
+  return [seq, ...(l.words ?? l.text.map(paddedWords))];
 }
 
 /** Needs no old values: the contentless table is declared with `contentless_delete = 1`. */
