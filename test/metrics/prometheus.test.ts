@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,6 +12,7 @@ import { keyFor, load } from '../helpers.js';
 import { type ServerProcess, startServerProcess, stopAll } from '../server-process.js';
 import { BERLIN, fixtureRecords } from '../v1/fixtures.js';
 import { dashboardQueries } from './dashboard.js';
+import { PROMETHEUS, prometheusPackageSkip } from './prometheus-package.js';
 import { METRICS_TOKEN } from './scrape.js';
 
 /**
@@ -20,7 +21,6 @@ import { METRICS_TOKEN } from './scrape.js';
  * test sends them requests; then Prometheus's HTTP API must give back the counts sent, per route
  * and status, summed over both instances.
  */
-const PROMETHEUS = process.env.LEADLINE_PROMETHEUS ?? '/usr/bin/prometheus';
 const V1 = '/api/pub/leads/';
 
 /** A port free now (Prometheus needs one on its command line; it cannot report one it picked). */
@@ -47,7 +47,7 @@ async function send(base: string, n: number, path: string, authorization?: strin
 }
 
 describe('a real Prometheus scrapes two instances on PostgreSQL', {
-  skip: testDatabaseUrl() === null && 'no LEADLINE_TEST_DATABASE_URL',
+  skip: testDatabaseUrl() === null ? 'no LEADLINE_TEST_DATABASE_URL' : prometheusPackageSkip(PROMETHEUS),
 }, () => {
   let cleanup: () => Promise<void>;
   let a: ServerProcess;
@@ -58,10 +58,6 @@ describe('a real Prometheus scrapes two instances on PostgreSQL', {
   const dir = mkdtempSync(join(tmpdir(), 'leadline-prometheus-'));
 
   before(async () => {
-    assert.ok(
-      existsSync(PROMETHEUS),
-      `${PROMETHEUS} is missing: apt-get install -y prometheus (.ci/run does)`,
-    );
     const made = await makeEngineStore('postgres');
     cleanup = made.cleanup;
     await load(made.store, fixtureRecords());
