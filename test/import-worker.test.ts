@@ -7,7 +7,13 @@ import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
 import { importRecords } from '../src/domain/import.js';
 import { ImportError } from '../src/domain/import-error.js';
-import { type ImportSource, WORKER_FROM_BYTES, wantsWorker } from '../src/domain/import-feed.js';
+import {
+  type ImportSource,
+  preparedBatches,
+  WORKER_FROM_BYTES,
+  workerPlan,
+} from '../src/domain/import-feed.js';
+import type { PreparedBatch } from '../src/domain/import-prepare.js';
 import { seedRecords } from '../src/domain/seed.js';
 import { dumpStore } from './cli/store-dump.js';
 import { makeStore } from './helpers.js';
@@ -148,16 +154,46 @@ describe('import in a worker thread', () => {
     }
   });
 
-  test('by default, files of WORKER_FROM_BYTES or more; input of unknown size stays in this thread', () => {
-    const open = () => Readable.from([]);
-    assert.equal(wantsWorker([{ name: 'a', size: WORKER_FROM_BYTES - 1, open }]), false);
+  test('a worker started part-way takes over at the end of a line, numbering lines on', async () => {
+    const text = `${[...seedRecords({ teams: 2, membersPerTeam: 3, leads: 2000, seed: 'handover', now: NOW })].join('\n')}\n`;
+    const settings = { ...limits, now: NOW };
+    const all = async (startAt: number) => {
+      const batches: PreparedBatch[] = [];
+      for await (const b of preparedBatches([source(text)], settings, { startAt, wait: true }))
+        batches.push(b);
+      return batches;
+    };
+    const [here, handedOver] = await Promise.all([all(Number.POSITIVE_INFINITY), all(100_000)]);
+    assert.ok(here.every((b) => b.worker === undefined));
+    const first = handedOver.findIndex((b) => b.worker === true);
+    assert.ok(first > 0, 'the first pieces were prepared here, the rest in the worker');
+    assert.ok(
+      handedOver.slice(first).every((b) => b.worker === true),
+      'the worker keeps what it took',
+    );
+    const records = (bs: PreparedBatch[]) => bs.flatMap((b) => b.records);
     assert.equal(
-      wantsWorker([
+      records(here).length,
+      2000 + 2 + 6 + records(here).filter((r) => r.type === 'subteam').length,
+    );
+    assert.deepEqual(records(handedOver), records(here));
+    const bytes = (bs: PreparedBatch[]) => bs.reduce((n, b) => n + b.bytes, 0);
+    assert.equal(bytes(handedOver), bytes(here));
+  });
+
+  test('by default: files of WORKER_FROM_BYTES or more at once, input of unknown size once that much is read', () => {
+    const open = () => Readable.from([]);
+    const never = { startAt: Number.POSITIVE_INFINITY, wait: false };
+    assert.deepEqual(workerPlan([{ name: 'a', size: WORKER_FROM_BYTES - 1, open }]), never);
+    assert.deepEqual(
+      workerPlan([
         { name: 'a', size: WORKER_FROM_BYTES / 2, open },
         { name: 'b', size: WORKER_FROM_BYTES / 2, open },
       ]),
-      true,
+      { startAt: 0, wait: false },
     );
-    assert.equal(wantsWorker([{ name: '-', open }]), false);
+    assert.deepEqual(workerPlan([{ name: '-', open }]), { startAt: WORKER_FROM_BYTES, wait: false });
+    assert.deepEqual(workerPlan([{ name: '-', open }], true), { startAt: 0, wait: true });
+    assert.deepEqual(workerPlan([{ name: 'a', size: WORKER_FROM_BYTES, open }], false), never);
   });
 });

@@ -1,11 +1,14 @@
 /**
- * Feeds an import its prepared records (import-prepare.ts), in input order, a batch at a time:
- * prepared in this thread, or in a worker thread while this one writes the batches before.
+ * Feeds an import its prepared records (import-prepare.ts), in input order, a batch at a time.
+ * A large input is prepared in a worker thread while this one writes the batches before, so
+ * both cores work; a small one in this thread, since a worker costs more to start than its
+ * records cost to prepare.
  *
- * The importing thread always reads the input (a file, standard input, a generator) and hands
- * the worker its bytes; the worker splits them into lines and prepares the records. At most
- * WINDOW pieces of input are in the worker or waiting to be written, so memory stays bounded
- * however far preparing runs ahead of writing.
+ * This thread always reads the input (a file, standard input, a generator). It prepares the
+ * records itself until the worker it started says it is ready, then hands the rest over at the
+ * end of a line: the worker splits the bytes into lines and prepares them. At most WINDOW pieces
+ * of input are in the worker or waiting to be written, so memory stays bounded however far
+ * preparing runs ahead of writing.
  */
 import type { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
@@ -22,6 +25,12 @@ export interface ImportSource {
   open(): Readable;
 }
 
+/**
+ * Input from which an import prepares its records in a worker. A worker takes 0.3–0.8 s to
+ * start here (it loads the record schemas' library again), what preparing ~10k records costs.
+ */
+export const WORKER_FROM_BYTES = 16 << 20;
+
 /** Bytes handed to the worker at a time: pieces of a stream that yields lines are joined up to this. */
 const PIECE_BYTES = 64 * 1024;
 /**
@@ -30,25 +39,30 @@ const PIECE_BYTES = 64 * 1024;
  * waiting ~1 s of a 100k-lead import; 64 cut the import by ~0.7 s (4 MiB of input in flight).
  */
 const WINDOW = 64;
+const NEWLINE = 0x0a;
+
+/** Where an import prepares its records (workerPlan). */
+export interface WorkerPlan {
+  /** Start the worker once this many bytes have been read (Infinity: never). */
+  startAt: number;
+  /** Wait for the worker once started (every later record prepared there) instead of preparing here while it starts. */
+  wait: boolean;
+}
 
 /**
- * Known input from which an import prepares its records in a worker. A worker takes 0.3–0.8 s
- * to start here (loading the record schemas' library again), what preparing ~10k records costs.
+ * By default the worker starts at once for files of WORKER_FROM_BYTES or more, once that much
+ * is read for input of unknown size (standard input, a generator), never for smaller files;
+ * this thread prepares while it starts. `worker: true`: every record in the worker; `false`:
+ * none.
  */
-export const WORKER_FROM_BYTES = 16 << 20;
-
-/**
- * Whether an import prepares its records in a worker by default: when its files hold
- * WORKER_FROM_BYTES or more. Input of unknown size (standard input, a generator) is prepared in
- * this thread: it may be a few lines.
- */
-export function wantsWorker(sources: ImportSource[]): boolean {
+export function workerPlan(sources: ImportSource[], worker?: boolean): WorkerPlan {
+  if (worker !== undefined) return { startAt: worker ? 0 : Number.POSITIVE_INFINITY, wait: worker };
   let total = 0;
   for (const s of sources) {
-    if (s.size === undefined) return false;
+    if (s.size === undefined) return { startAt: WORKER_FROM_BYTES, wait: false };
     total += s.size;
   }
-  return total >= WORKER_FROM_BYTES;
+  return { startAt: total >= WORKER_FROM_BYTES ? 0 : Number.POSITIVE_INFINITY, wait: false };
 }
 
 /** A read that failed is the operator's to fix (a file that went away, a directory); anything else is not theirs. */
@@ -60,106 +74,78 @@ function readFailure(err: unknown, source: ImportSource): unknown {
 
 const asBuffer = (data: unknown): Buffer => (typeof data === 'string' ? Buffer.from(data) : (data as Buffer));
 
-/** The batches of `sources`, prepared in this thread. */
-async function* inThread(sources: ImportSource[], settings: PrepareSettings): AsyncGenerator<PreparedBatch> {
-  const preparer = new RecordPreparer(settings);
-  for (const source of sources) {
-    const input = source.open();
-    const splitter = new LineSplitter(settings.importMaxRecordBytes);
-    try {
-      for await (const data of input) yield preparer.lines(source.name, splitter.push(asBuffer(data)));
-      yield preparer.lines(source.name, splitter.end());
-    } catch (err) {
-      throw readFailure(err, source);
-    } finally {
-      if (source.name !== '-') input.destroy();
-    }
-  }
-}
-
-/** The worker's messages, in order; a worker that fails or exits on its own fails the next read. */
-class Inbox {
-  private readonly ready: FromWorker[] = [];
-  private waiting: { resolve: (m: FromWorker) => void; reject: (e: Error) => void } | null = null;
+/**
+ * The worker and its answers, in order. It says when it is ready (its modules loaded); one that
+ * fails or exits on its own fails the next read.
+ */
+class WorkerLink {
+  ready = false;
+  /** Settles when the worker is ready, or has failed. */
+  readonly started: Promise<void>;
+  private onReady: () => void = () => {};
+  /** Pieces and ends posted whose answer has not been read yet. */
+  outstanding = 0;
+  private readonly worker: Worker;
+  private readonly answers: PreparedBatch[] = [];
+  private waiting: { resolve: (m: PreparedBatch) => void; reject: (e: Error) => void } | null = null;
   private failure: Error | null = null;
 
-  constructor(worker: Worker) {
-    worker.on('message', (m: FromWorker) => {
-      if (this.waiting === null) this.ready.push(m);
+  constructor(settings: PrepareSettings) {
+    this.started = new Promise((resolve) => {
+      this.onReady = resolve;
+    });
+    this.worker = startWorker(settings);
+    this.worker.on('message', (m: FromWorker) => {
+      if ('ready' in m) {
+        this.ready = true;
+        this.onReady();
+      } else if ('fatal' in m) this.fail(new Error(`the import worker failed: ${m.fatal}`));
+      else if (this.waiting === null) this.answers.push(m);
       else {
         this.waiting.resolve(m);
         this.waiting = null;
       }
     });
-    const fail = (err: Error) => {
-      this.failure ??= err;
-      this.waiting?.reject(this.failure);
-      this.waiting = null;
-    };
-    worker.on('error', fail);
-    worker.on('exit', (code) => fail(new Error(`the import worker exited (code ${code})`)));
+    this.worker.on('error', (err) => this.fail(err));
+    this.worker.on('exit', (code) => this.fail(new Error(`the import worker exited (code ${code})`)));
   }
 
-  get hasReady(): boolean {
-    return this.ready.length > 0;
+  private fail(err: Error): void {
+    this.onReady();
+    this.failure ??= err;
+    this.waiting?.reject(this.failure);
+    this.waiting = null;
+  }
+
+  post(m: ToWorker): void {
+    this.worker.postMessage(m);
+    if (!('source' in m)) this.outstanding++;
+  }
+
+  /** Whether an answer can be read without waiting. */
+  get answered(): boolean {
+    return this.answers.length > 0;
   }
 
   async next(): Promise<PreparedBatch> {
-    let m = this.ready.shift();
+    let m = this.answers.shift();
     if (m === undefined) {
       if (this.failure !== null) throw this.failure;
-      m = await new Promise<FromWorker>((resolve, reject) => {
+      m = await new Promise<PreparedBatch>((resolve, reject) => {
         this.waiting = { resolve, reject };
       });
     }
-    if ('fatal' in m) throw new Error(`the import worker failed: ${m.fatal}`);
-    return m;
+    this.outstanding--;
+    return { ...m, worker: true };
   }
-}
 
-/** The batches of `sources`, prepared in a worker thread. */
-async function* inWorker(sources: ImportSource[], settings: PrepareSettings): AsyncGenerator<PreparedBatch> {
-  const worker = startWorker(settings);
-  const inbox = new Inbox(worker);
-  const post = (m: ToWorker) => worker.postMessage(m);
-  let outstanding = 0;
-  try {
-    for (const source of sources) {
-      post({ source: source.name });
-      const input = source.open();
-      let pieces: Buffer[] = [];
-      let held = 0;
-      const send = () => {
-        post({ piece: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, held) });
-        outstanding++;
-        pieces = [];
-        held = 0;
-      };
-      try {
-        for await (const data of input) {
-          const chunk = asBuffer(data);
-          pieces.push(chunk);
-          held += chunk.length;
-          if (held < PIECE_BYTES) continue;
-          send();
-          // Write what is prepared; wait for the worker only when the window is full.
-          while (outstanding >= WINDOW || inbox.hasReady) {
-            yield await inbox.next();
-            outstanding--;
-          }
-        }
-      } catch (err) {
-        throw readFailure(err, source);
-      } finally {
-        if (source.name !== '-') input.destroy();
-      }
-      if (held > 0) send();
-      post({ end: true });
-      outstanding++;
-    }
-    for (; outstanding > 0; outstanding--) yield await inbox.next();
-  } finally {
-    await worker.terminate();
+  /** Throws why the worker failed, if it did. */
+  check(): void {
+    if (this.failure !== null) throw this.failure;
+  }
+
+  async close(): Promise<void> {
+    await this.worker.terminate();
   }
 }
 
@@ -179,11 +165,85 @@ function startWorker(settings: PrepareSettings): Worker {
   });
 }
 
-/** The prepared batches of `sources`, in input order; `worker` chooses where they are prepared. */
-export function preparedBatches(
+/** The prepared batches of `sources`, in input order, prepared where `plan` says (workerPlan). */
+export async function* preparedBatches(
   sources: ImportSource[],
   settings: PrepareSettings,
-  worker: boolean,
+  plan: WorkerPlan,
 ): AsyncGenerator<PreparedBatch> {
-  return worker ? inWorker(sources, settings) : inThread(sources, settings);
+  const preparer = new RecordPreparer(settings);
+  let link: WorkerLink | null = null;
+  let read = 0;
+  /** The worker takes over from this thread once: with what this thread learnt, at a line's end. */
+  let handedOver = false;
+  const handOver = (worker: WorkerLink, name: string, lineNo: number) => {
+    worker.post({ source: name, lineNo, ...(handedOver ? {} : { known: preparer.known }) });
+    handedOver = true;
+  };
+  /** The worker, started once `read` reaches the plan's bytes (with `wait`, ready); else null. */
+  const started = async (current: WorkerLink | null): Promise<WorkerLink | null> => {
+    if (current !== null || read < plan.startAt) return current;
+    const fresh = new WorkerLink(settings);
+    if (plan.wait) {
+      await fresh.started;
+      fresh.check();
+    }
+    return fresh;
+  };
+  try {
+    for (const source of sources) {
+      link = await started(link);
+      // Prepared here while `splitter` is set; by the worker from the line it was handed over at.
+      let splitter: LineSplitter | null = new LineSplitter(settings.importMaxRecordBytes);
+      let pieces: Buffer[] = [];
+      let held = 0;
+      const send = () => {
+        link!.post({ piece: pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, held) });
+        pieces = [];
+        held = 0;
+      };
+      if (link?.ready === true) {
+        handOver(link, source.name, 0);
+        splitter = null;
+      }
+      const input = source.open();
+      try {
+        for await (const data of input) {
+          let chunk = asBuffer(data);
+          read += chunk.length;
+          link = await started(link);
+          if (splitter !== null) {
+            // The worker takes over at the end of the chunk's last line, once it is ready.
+            const cut = link?.ready === true ? chunk.lastIndexOf(NEWLINE) : -1;
+            if (cut === -1) {
+              yield preparer.lines(source.name, splitter.push(chunk));
+              continue;
+            }
+            yield preparer.lines(source.name, splitter.push(chunk.subarray(0, cut + 1)));
+            handOver(link!, source.name, splitter.lines);
+            splitter = null;
+            chunk = chunk.subarray(cut + 1);
+          }
+          pieces.push(chunk);
+          held += chunk.length;
+          if (held < PIECE_BYTES) continue;
+          send();
+          // Write what is prepared; wait for the worker only when the window is full.
+          while (link!.outstanding >= WINDOW || link!.answered) yield await link!.next();
+        }
+      } catch (err) {
+        throw readFailure(err, source);
+      } finally {
+        if (source.name !== '-') input.destroy();
+      }
+      if (splitter !== null) yield preparer.lines(source.name, splitter.end());
+      else {
+        if (held > 0) send();
+        link!.post({ end: true });
+      }
+    }
+    while (link !== null && link.outstanding > 0) yield await link.next();
+  } finally {
+    await link?.close();
+  }
 }

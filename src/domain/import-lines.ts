@@ -18,9 +18,17 @@ export class LineSplitter {
   private held = 0;
   private bytes = 0;
   private lastByte = -1;
-  private lineNo = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  /** `lineNo`: how many lines of the input came before the first byte pushed here. */
+  constructor(
+    private readonly maxBytes: number,
+    private lineNo = 0,
+  ) {}
+
+  /** Lines completed so far, counting those before (the next line's number minus one). */
+  get lines(): number {
+    return this.lineNo;
+  }
 
   /** The lines `chunk` completes. */
   push(chunk: Buffer): ImportLine[] {

@@ -66,6 +66,8 @@ export type PreparedRecord =
 export interface PreparedBatch {
   records: PreparedRecord[];
   bytes: number;
+  /** Prepared in the worker thread (import-feed.ts), not in the importing one. */
+  worker?: true;
 }
 
 /** What preparing needs to know: the import's bounds, and the time it started. */
@@ -108,6 +110,12 @@ function leadFault(rec: LeadInput): string | null {
   return null;
 }
 
+/** What preparing learns as it goes, to label a lead without `time`: team time zones, member teams. */
+export interface Known {
+  teamZones: Map<number, string>;
+  memberTeams: Map<number, number>;
+}
+
 /**
  * Prepares records line by line, in input order. It remembers the time zones of the teams and
  * the teams of the members the import has named so far, to label a lead without `time` here;
@@ -115,10 +123,22 @@ function leadFault(rec: LeadInput): string | null {
  */
 export class RecordPreparer {
   private failed = false;
-  private readonly teamZones = new Map<number, string>();
-  private readonly memberTeams = new Map<number, number>();
+  private readonly teamZones: Map<number, string>;
+  private readonly memberTeams: Map<number, number>;
 
-  constructor(private readonly settings: PrepareSettings) {}
+  /** `known`: what a preparer of the lines before learnt (`known` of the one that hands over). */
+  constructor(
+    private readonly settings: PrepareSettings,
+    known: Known = { teamZones: new Map(), memberTeams: new Map() },
+  ) {
+    this.teamZones = known.teamZones;
+    this.memberTeams = known.memberTeams;
+  }
+
+  /** The teams' time zones and the members' teams named so far. */
+  get known(): Known {
+    return { teamZones: this.teamZones, memberTeams: this.memberTeams };
+  }
 
   /**
    * The records of `lines` from the input called `name`. The first bad record becomes an

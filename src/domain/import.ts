@@ -1,7 +1,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { type ImportConfig, loadImportConfig } from '../config.js';
 import { ImportError } from './import-error.js';
-import { type ImportSource, preparedBatches, wantsWorker } from './import-feed.js';
+import { type ImportSource, preparedBatches, workerPlan } from './import-feed.js';
 import { completeLead, type PreparedLead, type PreparedRecord } from './import-prepare.js';
 import type { Collector, ImportWriter, NewLead, Store } from './store.js';
 
@@ -40,8 +40,9 @@ export interface ImportOptions {
   onProgress?: (bytes: number) => void;
   limits?: ImportLimits;
   /**
-   * Prepare the records in a worker thread while this one writes (import-feed.ts). By default
-   * for files of 16 MiB or more (WORKER_FROM_BYTES).
+   * Prepare the records in a worker thread while this one writes (import-feed.ts): true, every
+   * record; false, none. By default for files of 16 MiB or more, and for input of unknown size
+   * once 16 MiB have been read (WORKER_FROM_BYTES), this thread preparing while it starts.
    */
   worker?: boolean;
 }
@@ -186,7 +187,7 @@ export async function importRecords(
     const importer = new Importer(writer);
     let bytes = 0;
     let reported = 0;
-    for await (const batch of preparedBatches(sources, settings, options.worker ?? wantsWorker(sources))) {
+    for await (const batch of preparedBatches(sources, settings, workerPlan(sources, options.worker))) {
       for (const r of batch.records) await importer.record(r);
       bytes += batch.bytes;
       if (options.onProgress !== undefined && bytes - reported > 1 << 20) {

@@ -177,16 +177,16 @@ for (const engine of enginesUnderTest()) {
         assert.match(r.stderr, /:4: record is /);
         return Number(/maxRSS=(\d+)/.exec(r.stderr)?.[1]);
       };
-      // Both files over WORKER_FROM_BYTES, so both imports prepare their records in a worker
-      // (like with like: the worker itself takes ~60 MiB): 16 MiB of blank lines after the record.
+      // Both files over WORKER_FROM_BYTES, so both imports start a worker (like with like: it
+      // takes ~30 MiB): 16 MiB of blank lines after the record.
       const padding = Array.from({ length: 17 * 1024 }, () => ' '.repeat(1023));
       const small = peakKiB(file([...base, sized(1_048_577), ...padding]));
       const big = peakKiB(file([...base, sized(64 * 1024 * 1024), ...padding]));
       t.diagnostic(`peak RSS: ${small} KiB for a 1 MiB line, ${big} KiB for a 64 MiB line`);
-      // Freed pieces wait for the GC in both threads (+63 MiB measured in the worker, +36 MiB in one
-      // thread; the same for a 256 MiB line): the bound is below holding the line, which costs its
-      // bytes and their string, 128 MiB. Holding it, as readline did, took +330 MiB here (a 300 MB
-      // line took 1.7 GB).
+      // Freed pieces wait for the GC (+36 to +63 MiB measured, whichever thread splits the line;
+      // the same for a 256 MiB line): the bound is below holding the line, which costs its bytes
+      // and their string, 128 MiB. Holding it, as readline did, took +330 MiB here (a 300 MB line
+      // took 1.7 GB).
       assert.ok(big < small + 96 * 1024, `peak RSS ${big} KiB vs ${small} KiB`);
     });
   });

@@ -246,6 +246,29 @@ for (const engine of enginesUnderTest()) {
       assert.equal((await s.dump()).leads?.length, 0);
     });
 
+    test('standard input over 16 MiB: a worker takes over part-way; counts, storage order and line numbers hold', async (t) => {
+      const s = await freshStore(t, engine);
+      // 17 MiB of blank lines, then 20,000 leads: the worker started at 16 MiB is ready (0.3–0.8 s)
+      // while this thread still prepares them, and takes the rest over at a line's end.
+      const blank = `${' '.repeat(1023)}\n`.repeat(17 * 1024);
+      const head = `${[team, ana].map((r) => JSON.stringify(r)).join('\n')}\n`;
+      const leads = Array.from({ length: 20_000 }, (_, i) => JSON.stringify(lead(`l${i}`, 1000 + i))).join(
+        '\n',
+      );
+      const input = `${head}${blank}${leads}\n`;
+      const r = leadline([...s.args, 'import', '--json', '-'], { input });
+      assert.equal(jsonOf(r).leads, 20_000);
+      const ids = (await s.dump()).leads!.map((l) => (l as { lead_id: string }).lead_id);
+      assert.deepEqual(
+        ids,
+        Array.from({ length: 20_000 }, (_, i) => `l${i}`),
+        'storage order is input order',
+      );
+      const bad = leadline([...s.args, 'import', '-'], { input: `${input}{"type":"lead"}\n` });
+      assert.notEqual(bad.status, 0, describeRun(bad));
+      assert.ok(bad.stderr.startsWith(`-:${2 + 17 * 1024 + 20_000 + 1}: `), describeRun(bad));
+    });
+
     test('a missing file is a clear error', async (t) => {
       const s = await freshStore(t, engine);
       const r = leadline([...s.args, 'import', join(dir, 'nope.ndjson'), '--json']);
