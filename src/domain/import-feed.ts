@@ -243,6 +243,8 @@ export async function* preparedBatches(
       }
     }
     while (link !== null && link.outstanding > 0) yield await link.next();
+    // A worker that failed before it could take over is a broken install, not a detail: say so.
+    link?.check();
   } finally {
     await link?.close();
   }
