@@ -181,7 +181,7 @@ describe('import in a worker thread', () => {
     assert.equal(bytes(handedOver), bytes(here));
   });
 
-  test('by default: files of WORKER_FROM_BYTES or more at once, input of unknown size once that much is read', () => {
+  test('by default: files of WORKER_FROM_BYTES or more all in the worker, input of unknown size from once that much is read', () => {
     const open = () => Readable.from([]);
     const never = { startAt: Number.POSITIVE_INFINITY, wait: false };
     assert.deepEqual(workerPlan([{ name: 'a', size: WORKER_FROM_BYTES - 1, open }]), never);
@@ -190,7 +190,7 @@ describe('import in a worker thread', () => {
         { name: 'a', size: WORKER_FROM_BYTES / 2, open },
         { name: 'b', size: WORKER_FROM_BYTES / 2, open },
       ]),
-      { startAt: 0, wait: false },
+      { startAt: 0, wait: true },
     );
     assert.deepEqual(workerPlan([{ name: '-', open }]), { startAt: WORKER_FROM_BYTES, wait: false });
     assert.deepEqual(workerPlan([{ name: '-', open }], true), { startAt: 0, wait: true });

@@ -50,10 +50,11 @@ export interface WorkerPlan {
 }
 
 /**
- * By default the worker starts at once for files of WORKER_FROM_BYTES or more, once that much
- * is read for input of unknown size (standard input, a generator), never for smaller files;
- * this thread prepares while it starts. `worker: true`: every record in the worker; `false`:
- * none.
+ * By default files of WORKER_FROM_BYTES or more are prepared in the worker from their first
+ * record (preparing here while it starts was measured no faster: 12.52 s against 12.04 s for
+ * 100k leads, medians of three alternated runs); input of unknown size (standard input, a
+ * generator) starts it once that much is read and prepares here until it is ready; smaller
+ * files never start one. `worker: true`: every record in the worker; `false`: none.
  */
 export function workerPlan(sources: ImportSource[], worker?: boolean): WorkerPlan {
   if (worker !== undefined) return { startAt: worker ? 0 : Number.POSITIVE_INFINITY, wait: worker };
@@ -62,7 +63,9 @@ export function workerPlan(sources: ImportSource[], worker?: boolean): WorkerPla
     if (s.size === undefined) return { startAt: WORKER_FROM_BYTES, wait: false };
     total += s.size;
   }
-  return { startAt: total >= WORKER_FROM_BYTES ? 0 : Number.POSITIVE_INFINITY, wait: false };
+  return total >= WORKER_FROM_BYTES
+    ? { startAt: 0, wait: true }
+    : { startAt: Number.POSITIVE_INFINITY, wait: false };
 }
 
 /** A read that failed is the operator's to fix (a file that went away, a directory); anything else is not theirs. */
