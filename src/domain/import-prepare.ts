@@ -15,8 +15,8 @@ import type { Member, Subteam, Team } from './directory.js';
 import { ImportError } from './import-error.js';
 import type { ImportLine } from './import-lines.js';
 import { captureTimeTooLate } from './instant.js';
-import { COLUMN_MEMBERS, type LeadKind, type LeadSource, sourceFromV1Flags } from './lead.js';
-import { type LeadText, leadText, paddedWords } from './lead-text.js';
+import { COLUMN_MEMBERS, sourceFromV1Flags } from './lead.js';
+import { leadText, paddedWords } from './lead-text.js';
 import { findUnstorableText } from './storable-text.js';
 import type { Collector, NewLead } from './store.js';
 import { canonicalTimeZone, timeLabel } from './time-label.js';
@@ -25,7 +25,8 @@ import { canonicalTimeZone, timeLabel } from './time-label.js';
  * A lead record checked and mapped as far as it can be without its collector (the member who
  * gathered it, read from the store by the second half).
  */
-export interface PreparedLead {
+export interface PreparedLead
+  extends Pick<NewLead, 'epoch' | 'kind' | 'locationShared' | 'lat' | 'long' | 'fields' | 'source' | 'text'> {
   type: 'lead';
   /** Where the record came from, as `file:line`. */
   at: string;
@@ -37,19 +38,12 @@ export interface PreparedLead {
    * e-mail, its pid), so a record with several faults names the same one in either half.
    */
   fault: string | null;
+  /** The record's v1 `id` (always given in an import). */
   id: string;
-  epoch: number;
   /** The record's own `time`, or null: then the label in the collector's team time zone. */
   time: string | null;
   /** That label, computed here when this import named the member's team and its zone before. */
   label: { timeZone: string; time: string } | null;
-  kind: LeadKind;
-  locationShared: boolean;
-  lat: string | null;
-  long: string | null;
-  fields: string;
-  source: LeadSource;
-  text: LeadText;
   /** `text` padded for trigram search (NewLead `words`). */
   words: string[];
 }
