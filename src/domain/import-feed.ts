@@ -27,7 +27,8 @@ export interface ImportSource {
 
 /**
  * Input from which an import prepares its records in a worker. A worker takes 0.3–0.8 s to
- * start here (it loads the record schemas' library again), what preparing ~10k records costs.
+ * start here (it loads the record schemas' library again), what preparing ~10k records costs
+ * (`node --import tsx bench/import-worker-cost.ts`).
  */
 export const WORKER_FROM_BYTES = 16 << 20;
 
@@ -35,8 +36,9 @@ export const WORKER_FROM_BYTES = 16 << 20;
 const PIECE_BYTES = 64 * 1024;
 /**
  * Pieces in the worker or prepared and not yet written: enough that the worker keeps preparing
- * while a batch of 1,000 leads is written (~170 records a piece). 8 left the writing thread
- * waiting ~1 s of a 100k-lead import; 64 cut the import by ~0.7 s (4 MiB of input in flight).
+ * while a batch of 1,000 leads is written (~170 records a piece, so ~11,000 records and 4 MiB of
+ * input in flight). A window of 8 left the writing thread waiting for the worker in trials by
+ * hand; `node --import tsx bench/import-worker-cost.ts` times the import as it stands.
  */
 const WINDOW = 64;
 const NEWLINE = 0x0a;
@@ -183,9 +185,10 @@ export async function* preparedBatches(
     worker.post({ source: name, lineNo, ...(handedOver ? {} : { known: preparer.known }) });
     handedOver = true;
   };
-  /** The worker, started once `read` reaches the plan's bytes (with `wait`, ready); else null. */
-  const started = async (current: WorkerLink | null): Promise<WorkerLink | null> => {
-    if (current !== null || read < plan.startAt) return current;
+  /** Whether the worker is to be started now: none yet, and `read` has reached the plan's bytes. */
+  const due = () => link === null && read >= plan.startAt;
+  /** Starts the worker; with the plan's `wait`, resolves once it is ready. */
+  const start = async (): Promise<WorkerLink> => {
     const fresh = new WorkerLink(settings);
     if (plan.wait) {
       await fresh.started;
@@ -195,7 +198,7 @@ export async function* preparedBatches(
   };
   try {
     for (const source of sources) {
-      link = await started(link);
+      if (due()) link = await start();
       // Prepared here while `splitter` is set; by the worker from the line it was handed over at.
       let splitter: LineSplitter | null = new LineSplitter(settings.importMaxRecordBytes);
       let pieces: Buffer[] = [];
@@ -214,7 +217,7 @@ export async function* preparedBatches(
         for await (const data of input) {
           let chunk = asBuffer(data);
           read += chunk.length;
-          link = await started(link);
+          if (due()) link = await start();
           if (splitter !== null) {
             // The worker takes over at the end of the chunk's last line, once it is ready.
             const cut = link?.ready === true ? chunk.lastIndexOf(NEWLINE) : -1;
