@@ -7,7 +7,7 @@ import { join } from 'node:path';
 /**
  * A real streaming-replication standby of the local PostgreSQL, made with pg_basebackup into
  * a temporary directory and run as the postgres user on a free port. Needs a `replication`
- * line in the primary's pg_hba.conf (.ci/run adds `host replication all 127.0.0.1/32 trust`).
+ * line in the primary's pg_hba.conf (.ci/run adds it; `replicationSkip` says when it is missing).
  */
 export interface Standby {
   port: number;
@@ -32,6 +32,28 @@ async function freePort(): Promise<number> {
 
 function asPostgres(args: string[]): void {
   execFileSync('runuser', ['-u', 'postgres', '--', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+const HBA_LINE = 'host replication all 127.0.0.1/32 trust';
+
+/**
+ * Why no standby can be made of the primary at `url`, or false: it must accept a replication
+ * connection from here (the pg_hba.conf line .ci/run adds). A newcomer's `npm test` skips the
+ * read-replica test and says what to add; under CI=true the refusal fails the run instead.
+ */
+export function replicationSkip(url: string, env = process.env): string | false {
+  const u = new URL(url);
+  const conninfo = `host=${u.hostname.replace(/^\[(.*)\]$/, '$1')} port=${u.port || 5432} user=postgres replication=true connect_timeout=5`;
+  try {
+    execFileSync(bin('psql'), [conninfo, '-Atc', 'IDENTIFY_SYSTEM'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    return false;
+  } catch (err) {
+    const stderr = (err as { stderr?: Buffer }).stderr?.toString().trim() ?? String(err);
+    const fix = `add \`${HBA_LINE}\` to pg_hba.conf, then SELECT pg_reload_conf(); .ci/run does`;
+    if (env.CI === 'true')
+      throw new Error(`CI=true but the primary refuses replication connections (${fix}): ${stderr}`);
+    return `needs the primary to accept replication connections (${fix}): ${stderr}`;
+  }
 }
 
 export async function startStandby(primaryHost: string, primaryPort: number): Promise<Standby> {

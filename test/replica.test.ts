@@ -5,7 +5,7 @@ import { KEY_MEMORY_MS } from '../src/storage/postgres/postgres-keys.js';
 import { type EngineStore, makeEngineStore, testDatabaseUrl } from './engines.js';
 import { auth, eventually, keyFor, load } from './helpers.js';
 import { METRICS_TOKEN, parseExposition, sampleSum } from './metrics/scrape.js';
-import { type Standby, startStandby } from './pg-standby.js';
+import { replicationSkip, type Standby, startStandby } from './pg-standby.js';
 import { type ServerProcess, startServerProcess } from './server-process.js';
 
 /**
@@ -17,7 +17,7 @@ const url = testDatabaseUrl();
 const lead = (id: string, epoch: number) => ({ type: 'lead', userId: 1, id, epoch, isLead: true });
 
 describe('read replica', {
-  skip: url === null ? 'needs LEADLINE_TEST_DATABASE_URL (required under CI=true)' : false,
+  skip: url === null ? 'needs LEADLINE_TEST_DATABASE_URL (required under CI=true)' : replicationSkip(url),
 }, () => {
   let made: EngineStore;
   let standby: Standby;
