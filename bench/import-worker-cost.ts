@@ -9,12 +9,12 @@
  * Runs the compiled code (dist/), as `leadline import` does; SQLite stores in a temporary folder.
  */
 import { spawnSync } from 'node:child_process';
-import { createWriteStream, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { seedRecords } from '../src/domain/seed.js';
+import { writeSeed } from './harness/seed-file.js';
 import { median } from './lib.js';
 
 const LEADS = Number(process.argv[2] ?? 100_000);
@@ -79,10 +79,7 @@ try {
   );
 
   const file = join(dir, 'leads.ndjson');
-  const out = createWriteStream(file);
-  for (const line of seedRecords({ teams: 1, membersPerTeam: 1000, leads: LEADS, seed: 'bench' }))
-    if (!out.write(`${line}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
-  await new Promise<void>((r) => out.end(r));
+  await writeSeed(file, LEADS);
   console.log(`file: ${LEADS} leads, ${mib(statSync(file).size)} MiB`);
 
   const results: Record<'worker' | 'thread', { seconds: number; peakMiB: number }[]> = {

@@ -3,19 +3,18 @@
  * run's temporary folder, or a PostgreSQL schema of its own), filled by leadline's import and
  * settled as an operator would before serving them; and their removal at the end of the run.
  */
-import { createWriteStream, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
 import { fileSource, importRecords } from '../../src/domain/import.js';
 import { createKey } from '../../src/domain/keys.js';
-import { seedRecords } from '../../src/domain/seed.js';
 import type { Store } from '../../src/domain/store.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
 import { growPostgres, growSqlite } from '../grow.js';
-import { type Engine, log, MEMBERS, PG_BASE } from './config.js';
+import { type Engine, log, PG_BASE } from './config.js';
 import { add } from './figures.js';
 
 /** The run's temporary folder: SQLite stores, seed files, dumps. */
@@ -23,13 +22,7 @@ export const dir = mkdtempSync(join(tmpdir(), 'leadline-bench-'));
 const admin = postgres(PG_BASE, { max: 1, onnotice: () => {} });
 const schemas: string[] = [];
 
-export async function writeSeed(file: string, leads: number): Promise<void> {
-  const out = createWriteStream(file);
-  for (const line of seedRecords({ teams: 1, membersPerTeam: MEMBERS, leads, seed: 'bench' })) {
-    if (!out.write(`${line}\n`)) await new Promise<void>((r) => out.once('drain', () => r()));
-  }
-  await new Promise<void>((r) => out.end(r));
-}
+export { writeSeed } from './seed-file.js';
 
 /** The PostgreSQL schema of the store called `name` in this run. */
 export const schemaName = (name: string) => `bench_${process.pid}_${name}`;

@@ -26,8 +26,8 @@ export interface ImportSource {
 }
 
 /**
- * Input from which an import prepares its records in a worker. A worker takes 0.3–0.8 s to
- * start here (it loads the record schemas' library again), what preparing ~10k records costs
+ * Input from which an import prepares its records in a worker. A worker takes ~0.3 s and ~30 MiB
+ * to start (it loads the record schemas' library again), what preparing ~10k records costs
  * (`node --import tsx bench/import-worker-cost.ts`).
  */
 export const WORKER_FROM_BYTES = 16 << 20;
@@ -53,8 +53,9 @@ export interface WorkerPlan {
 
 /**
  * By default files of WORKER_FROM_BYTES or more are prepared in the worker from their first
- * record (preparing here while it starts was measured no faster: 12.52 s against 12.04 s for
- * 100k leads, medians of three alternated runs); input of unknown size (standard input, a
+ * record (preparing here while it starts was no faster in trials by hand through `leadline
+ * import`, no script kept: 12.52 s against 12.04 s for 100k leads, medians of three alternated
+ * runs); input of unknown size (standard input, a
  * generator) starts it once that much is read and prepares here until it is ready; smaller
  * files never start one. `worker: true`: every record in the worker; `false`: none.
  */
