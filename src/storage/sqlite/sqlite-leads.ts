@@ -36,10 +36,13 @@ export const LEAD_QUERIES = {
   lastOfTeam: `SELECT ${LEAD_COLUMNS} FROM leads l CROSS JOIN members m ON m.id = l.member_id
     WHERE l.team_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   // A subteam's last lead, in two plans (see lastOfSubteam). First the team's newest leads, newest
-  // first, down to `recentWindow`'s bound, stopping at the first whose member is in the subteam:
+  // first, down to `recentWindow`'s bound, stopping at the first whose member is in the subteam.
+  // Membership is a scalar subquery, one primary-key look-up per lead: written as EXISTS, SQLite
+  // (3.38+) first builds a Bloom filter from every row of the subteam, on every call — 104 µs
+  // against 5 µs for this statement on a 10k-lead store with a 500-member subteam.
   recentOfSubteam: `SELECT ${LEAD_COLUMNS} FROM leads l CROSS JOIN members m ON m.id = l.member_id
-    WHERE l.team_id = ? AND (l.epoch, l.seq) >= (?, ?) AND EXISTS (SELECT 1 FROM subteam_members sm
-      WHERE sm.team_id = l.team_id AND sm.subteam_id = ? AND sm.member_id = l.member_id AND sm.is_member = 1)
+    WHERE l.team_id = ? AND (l.epoch, l.seq) >= (?, ?) AND (SELECT sm.is_member FROM subteam_members sm
+      WHERE sm.team_id = l.team_id AND sm.subteam_id = ? AND sm.member_id = l.member_id) = 1
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   // ... the bound: the (epoch, seq) of the team's SUBTEAM_WINDOW-th newest lead, none if it has fewer;
   recentWindow: `SELECT l.epoch, l.seq FROM leads l WHERE l.team_id = ?
