@@ -98,8 +98,12 @@ export type CreateResult =
 export interface LeadStore {
   lastOfMember(teamId: number, memberId: number): Promise<Lead | null>;
   lastOfTeam(teamId: number): Promise<Lead | null>;
-  /** Last lead of the subteam's current members; the caller has checked the subteam exists. */
-  lastOfSubteam(teamId: number, subteamId: number): Promise<Lead | null>;
+  /**
+   * Last lead of the subteam's current members, with what `memberId` may do in the subteam, in
+   * one store read (v1 getLastLeadSubTeam checks the access before it answers). `null`: no such
+   * subteam on the team.
+   */
+  lastOfSubteam(teamId: number, subteamId: number, memberId: number): Promise<SubteamLast | null>;
   /**
    * Leads in ascending (epoch, storage order), in batches of at most `batchSize`. Each batch is
    * a separate keyset read, so nothing is held open between batches and other work can run.
@@ -134,6 +138,11 @@ export interface LeadStore {
 export interface SubteamAccess {
   /** Whether the member asking administers this subteam. */
   memberIsAdmin: boolean;
+}
+
+/** A subteam's last lead, as seen by the member asking. */
+export interface SubteamLast extends SubteamAccess {
+  lead: Lead | null;
 }
 
 export interface DirectoryStore {

@@ -10,9 +10,12 @@ import type { Api, UsageRow } from '../domain/usage.js';
 /** Largest epoch a lead can carry (the ECMAScript Date range) plus one, so "no end" is a plain bound. */
 export const NO_END = 8_640_000_000_000_001;
 
+/** Lead columns in `LeadRow` order; `l` is leads, `email` the collecting member's e-mail. */
+export const leadColumns = (email: string) =>
+  `l.seq, l.lead_id, l.epoch, l.time, l.member_id, ${email}, l.user_pid, l.kind, l.location_shared, l.lat, l.long, l.fields, l.uuid, l.source, l.created_at, l.first_name, l.last_name`;
+
 /** Lead columns in `LeadRow` order; `l` is leads, `m` the collecting member. */
-export const LEAD_COLUMNS =
-  'l.seq, l.lead_id, l.epoch, l.time, l.member_id, m.email, l.user_pid, l.kind, l.location_shared, l.lat, l.long, l.fields, l.uuid, l.source, l.created_at, l.first_name, l.last_name';
+export const LEAD_COLUMNS = leadColumns('m.email');
 
 export type LeadRow = [
   number,

@@ -68,7 +68,7 @@ for (const engine of enginesUnderTest()) {
     test('last of a member, a team, a subteam: greatest epoch', async () => {
       assert.equal((await store.leads.lastOfMember(1, 11))?.id, 'a1');
       assert.equal((await store.leads.lastOfTeam(1))?.id, 'a1');
-      assert.equal((await store.leads.lastOfSubteam(1, 5))?.id, 'c1');
+      assert.equal((await store.leads.lastOfSubteam(1, 5, 12))?.lead?.id, 'c1');
       assert.equal(
         await store.leads.lastOfMember(1, 21),
         null,
@@ -124,6 +124,11 @@ for (const engine of enginesUnderTest()) {
       assert.deepEqual(await store.directory.subteamAccess(1, 5, 12), { memberIsAdmin: false });
       assert.equal(await store.directory.subteamAccess(1, 6, 11), null);
       assert.equal(await store.directory.subteamAccess(1, 999, 11), null);
+      // The same access comes with a subteam's last lead, in the same read.
+      assert.equal((await store.leads.lastOfSubteam(1, 5, 11))?.memberIsAdmin, true);
+      assert.equal((await store.leads.lastOfSubteam(1, 5, 12))?.memberIsAdmin, false);
+      assert.equal(await store.leads.lastOfSubteam(1, 6, 11), null);
+      assert.equal(await store.leads.lastOfSubteam(1, 999, 11), null);
     });
 
     test('members by id or e-mail; emptiness; highest ids', async () => {
@@ -246,15 +251,22 @@ for (const engine of enginesUnderTest()) {
     after(() => cleanup());
 
     test('found by the per-member seeks when the window holds none of its leads', async () => {
-      assert.equal((await store.leads.lastOfSubteam(3, 7))?.id, 'old');
-      assert.equal(await store.leads.lastOfSubteam(3, 8), null, 'a subteam whose members have no lead');
-      assert.equal(await store.leads.lastOfSubteam(1, 7), null, "another team's subteam");
+      assert.deepEqual(
+        await store.leads.lastOfSubteam(3, 7, 33).then((l) => l && { ...l, lead: l.lead?.id }),
+        { memberIsAdmin: true, lead: 'old' },
+      );
+      assert.deepEqual(
+        await store.leads.lastOfSubteam(3, 8, 31),
+        { memberIsAdmin: false, lead: null },
+        'a subteam whose members have no lead',
+      );
+      assert.equal(await store.leads.lastOfSubteam(1, 7, 11), null, "another team's subteam");
     });
 
     test('found in the window once one of its members has a recent lead; ties: stored last', async () => {
       await load(store, [lead(34, 'recent', 1010), lead(31, 'tie-first', 1020), lead(34, 'tie-last', 1020)]);
-      assert.equal((await store.leads.lastOfSubteam(3, 7))?.id, 'tie-last');
-      assert.equal((await store.leads.lastOfSubteam(3, 8))?.id, 'tie-last');
+      assert.equal((await store.leads.lastOfSubteam(3, 7, 31))?.lead?.id, 'tie-last');
+      assert.equal((await store.leads.lastOfSubteam(3, 8, 31))?.lead?.id, 'tie-last');
     });
   });
 }

@@ -15,6 +15,12 @@ export function pgToMember(r: PgMemberRow): Member {
   return { id: r.id, teamId: r.team_id, email: r.email, name: r.name, role: r.role, pid: r.pid };
 }
 
+/** Whether subteam $2 is team $1's, and whether member $3 administers it (no row: not the team's). */
+export const PG_SUBTEAM_ACCESS = `SELECT EXISTS (
+    SELECT 1 FROM subteam_members sm WHERE sm.team_id = s.team_id AND sm.subteam_id = s.id
+      AND sm.member_id = $3 AND sm.is_admin) AS is_admin
+  FROM subteams s WHERE s.id = $2 AND s.team_id = $1`;
+
 export class PostgresDirectoryStore implements DirectoryStore {
   /** `reads` routes subteam look-ups (request path) like lead reads; the rest use the primary. */
   constructor(
@@ -23,10 +29,11 @@ export class PostgresDirectoryStore implements DirectoryStore {
   ) {}
 
   async subteamAccess(teamId: number, subteamId: number, memberId: number): Promise<SubteamAccess | null> {
-    const [row] = await this.reads()<{ is_admin: boolean }[]>`SELECT EXISTS (
-        SELECT 1 FROM subteam_members sm WHERE sm.team_id = s.team_id AND sm.subteam_id = s.id
-          AND sm.member_id = ${memberId} AND sm.is_admin) AS is_admin
-      FROM subteams s WHERE s.id = ${subteamId} AND s.team_id = ${teamId}`;
+    const [row] = await this.reads().unsafe<{ is_admin: boolean }[]>(
+      PG_SUBTEAM_ACCESS,
+      [teamId, subteamId, memberId],
+      { prepare: true },
+    );
     return row === undefined ? null : { memberIsAdmin: row.is_admin };
   }
 

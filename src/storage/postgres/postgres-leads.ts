@@ -12,11 +12,13 @@ import type {
   NewLead,
   RangeScope,
   SearchPosition,
+  SubteamLast,
 } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
 import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
 import { LEAD_COLUMNS, type LeadRow, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
 import { wantsLeadCreated } from '../webhook-rows.js';
+import { PG_SUBTEAM_ACCESS } from './postgres-directory.js';
 import {
   byUuidQuery,
   changesQuery,
@@ -35,18 +37,14 @@ export const RANGE_PAGE = 1000;
 /** An Idempotency-Key is remembered this long; an older claim counts as absent. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-/** The read queries; the same shapes as on SQLite, every one an index walk leading with team_id. */
-export const PG_LEAD_QUERIES = {
-  lastOfMember: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
-    WHERE l.team_id = $1 AND l.member_id = $2 ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
-  lastOfTeam: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
-    WHERE l.team_id = $1 ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
-  // A subteam's last lead: the first lead of a current member among the team's SUBTEAM_WINDOW
-  // newest (a walk down leads_team_epoch that stops at the first match); when that window holds
-  // none, one index seek per current member (LATERAL). Either arm, when it returns a lead,
-  // returns the subteam's last, so whichever answers first is right; Append runs the second
-  // only when the first is empty.
-  lastOfSubteam: `(SELECT ${LEAD_COLUMNS} FROM (SELECT * FROM leads
+/**
+ * A subteam's last lead: the first lead of a current member among the team's SUBTEAM_WINDOW
+ * newest (a walk down leads_team_epoch that stops at the first match); when that window holds
+ * none, one index seek per current member (LATERAL). Either arm, when it returns a lead, returns
+ * the subteam's last, so whichever answers first is right; Append runs the second only when the
+ * first is empty.
+ */
+const SUBTEAM_LEAD = `(SELECT ${LEAD_COLUMNS} FROM (SELECT * FROM leads
       WHERE team_id = $1 ORDER BY epoch DESC, seq DESC LIMIT ${SUBTEAM_WINDOW}) l
     JOIN members m ON m.id = l.member_id
     WHERE EXISTS (SELECT 1 FROM subteam_members sm WHERE sm.team_id = $1 AND sm.subteam_id = $2
@@ -59,7 +57,18 @@ export const PG_LEAD_QUERIES = {
     JOIN members m ON m.id = l.member_id
     WHERE sm.team_id = $1 AND sm.subteam_id = $2 AND sm.is_member
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1)
-  LIMIT 1`,
+  LIMIT 1`;
+
+/** The read queries; the same shapes as on SQLite, every one an index walk leading with team_id. */
+export const PG_LEAD_QUERIES = {
+  lastOfMember: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+    WHERE l.team_id = $1 AND l.member_id = $2 ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+  lastOfTeam: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+    WHERE l.team_id = $1 ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+  // v1 getLastLeadSubTeam in one round trip: whether subteam $2 is team $1's and member $3
+  // administers it (PG_SUBTEAM_ACCESS; no row: not the team's), its last lead beside (SUBTEAM_LEAD).
+  lastOfSubteam: `SELECT a.is_admin, l.* FROM (${PG_SUBTEAM_ACCESS}) a
+    LEFT JOIN LATERAL (${SUBTEAM_LEAD}) l ON true`,
   memberRange: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
     WHERE l.team_id = $1 AND l.member_id = $2 AND (l.epoch, l.seq) > ($3, $4) AND l.epoch < $5
     ORDER BY l.epoch, l.seq LIMIT $6`,
@@ -91,8 +100,16 @@ export class PostgresLeadStore implements LeadStore {
     return this.one(PG_LEAD_QUERIES.lastOfTeam, [teamId]);
   }
 
-  lastOfSubteam(teamId: number, subteamId: number): Promise<Lead | null> {
-    return this.one(PG_LEAD_QUERIES.lastOfSubteam, [teamId, subteamId]);
+  /** The access and the lead in one statement (PG_LEAD_QUERIES.lastOfSubteam): one round trip. */
+  async lastOfSubteam(teamId: number, subteamId: number, memberId: number): Promise<SubteamLast | null> {
+    const rows = (await this.reads()
+      .unsafe(PG_LEAD_QUERIES.lastOfSubteam, [teamId, subteamId, memberId], { prepare: true })
+      .values()) as unknown as [boolean, ...LeadRow][];
+    const row = rows[0];
+    if (row === undefined) return null;
+    const [memberIsAdmin, ...lead] = row;
+    // No lead: the LEFT JOIN's columns are all null (a stored lead's seq never is).
+    return { memberIsAdmin, lead: lead[0] === null ? null : toLead(lead as LeadRow) };
   }
 
   /**

@@ -15,6 +15,12 @@ export function toMember(r: MemberRow): Member {
   return { id: r.id, teamId: r.team_id, email: r.email, name: r.name, role: r.role, pid: r.pid };
 }
 
+/** Whether subteam `?2` is team `?3`'s, and whether member `?1` administers it (no row: not the team's). */
+export const SUBTEAM_ACCESS = `SELECT s.id,
+    EXISTS (SELECT 1 FROM subteam_members sm
+            WHERE sm.team_id = s.team_id AND sm.subteam_id = s.id AND sm.member_id = ? AND sm.is_admin = 1) AS is_admin
+  FROM subteams s WHERE s.id = ? AND s.team_id = ?`;
+
 export class SqliteDirectoryStore implements DirectoryStore {
   private readonly subteamStmt: Database.Statement;
   private readonly memberByIdStmt: Database.Statement;
@@ -29,10 +35,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
   private readonly teamsStmt: Database.Statement;
 
   constructor(db: Database.Database) {
-    this.subteamStmt = db.prepare(`SELECT s.id,
-        EXISTS (SELECT 1 FROM subteam_members sm
-                WHERE sm.team_id = s.team_id AND sm.subteam_id = s.id AND sm.member_id = ? AND sm.is_admin = 1) AS is_admin
-      FROM subteams s WHERE s.id = ? AND s.team_id = ?`);
+    this.subteamStmt = db.prepare(SUBTEAM_ACCESS);
     this.memberByIdStmt = db.prepare('SELECT id, team_id, email, name, role, pid FROM members WHERE id = ?');
     this.memberByEmailStmt = db.prepare(
       'SELECT id, team_id, email, name, role, pid FROM members WHERE email = ?',

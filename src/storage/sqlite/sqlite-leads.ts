@@ -12,9 +12,11 @@ import type {
   NewLead,
   RangeScope,
   SearchPosition,
+  SubteamLast,
 } from '../../domain/store.js';
-import { LEAD_COLUMNS, type LeadRow, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
+import { LEAD_COLUMNS, type LeadRow, leadColumns, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
 import { SqliteLeadCreator } from './sqlite-create.js';
+import { SUBTEAM_ACCESS } from './sqlite-directory.js';
 import {
   byUuidQuery,
   changesQuery,
@@ -25,22 +27,28 @@ import {
 } from './sqlite-search.js';
 
 /**
- * The read queries, exported so a test can check each one's plan is an index walk. `CROSS JOIN`
- * makes SQLite keep `leads` as the outer loop: after ANALYZE (or `PRAGMA optimize`) its planner
- * otherwise prefers to scan the team's members and sort their leads — lastOfTeam went from 8 µs
- * to 790 µs on a 100k-lead store (bench/sqlite-statistics.ts).
+ * The lead's columns, the collector's e-mail read by a look-up per row instead of a join to
+ * `members`. A join let the planner choose its loop order: after ANALYZE (or `PRAGMA optimize`)
+ * it preferred to scan the team's members and sort their leads — lastOfTeam went from 8 µs to
+ * 790 µs on a 100k-lead store (bench/sqlite-statistics.ts) — and, kept as the inner loop by
+ * `CROSS JOIN`, once the statistics said a member has many leads (10,000 each on a 10M-lead
+ * store) it built a Bloom filter over all of `members` on every call: lastOfMember took 32 µs
+ * there against 6 µs on a 1M-lead store. With `leads` the only table, neither can happen.
  */
+const COLUMNS = leadColumns('(SELECT m.email FROM members m WHERE m.id = l.member_id)');
+
+/** The read queries, exported so a test can check each one's plan is an index walk. */
 export const LEAD_QUERIES = {
-  lastOfMember: `SELECT ${LEAD_COLUMNS} FROM leads l CROSS JOIN members m ON m.id = l.member_id
+  lastOfMember: `SELECT ${COLUMNS} FROM leads l
     WHERE l.team_id = ? AND l.member_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
-  lastOfTeam: `SELECT ${LEAD_COLUMNS} FROM leads l CROSS JOIN members m ON m.id = l.member_id
+  lastOfTeam: `SELECT ${COLUMNS} FROM leads l
     WHERE l.team_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   // A subteam's last lead, in two plans (see lastOfSubteam). First the team's newest leads, newest
   // first, down to `recentWindow`'s bound, stopping at the first whose member is in the subteam.
   // Membership is a scalar subquery, one primary-key look-up per lead: written as EXISTS, SQLite
   // (3.38+) first builds a Bloom filter from every row of the subteam, on every call — 104 µs
   // against 5 µs for this statement on a 10k-lead store with a 500-member subteam.
-  recentOfSubteam: `SELECT ${LEAD_COLUMNS} FROM leads l CROSS JOIN members m ON m.id = l.member_id
+  recentOfSubteam: `SELECT ${COLUMNS} FROM leads l
     WHERE l.team_id = ? AND (l.epoch, l.seq) >= (?, ?) AND (SELECT sm.is_member FROM subteam_members sm
       WHERE sm.team_id = l.team_id AND sm.subteam_id = ? AND sm.member_id = l.member_id) = 1
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
@@ -56,10 +64,10 @@ export const LEAD_QUERIES = {
     WHERE sm.team_id = ? AND sm.subteam_id = ? AND sm.is_member = 1
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   // Keyset pages: (epoch, seq) strictly after the last row sent, so each batch is a fresh read.
-  memberRange: `SELECT ${LEAD_COLUMNS} FROM leads l CROSS JOIN members m ON m.id = l.member_id
+  memberRange: `SELECT ${COLUMNS} FROM leads l
     WHERE l.team_id = ? AND l.member_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
     ORDER BY l.epoch, l.seq LIMIT ?`,
-  teamRange: `SELECT ${LEAD_COLUMNS} FROM leads l CROSS JOIN members m ON m.id = l.member_id
+  teamRange: `SELECT ${COLUMNS} FROM leads l
     WHERE l.team_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
     ORDER BY l.epoch, l.seq LIMIT ?`,
 };
@@ -70,6 +78,7 @@ export class SqliteLeadStore implements LeadStore {
   private readonly lastOfSubteamStmt: Database.Statement;
   private readonly recentOfSubteamStmt: Database.Statement;
   private readonly recentWindowStmt: Database.Statement;
+  private readonly subteamAccessStmt: Database.Statement;
   private readonly memberRangeStmt: Database.Statement;
   private readonly teamRangeStmt: Database.Statement;
   private readonly statements: StatementCache;
@@ -84,6 +93,7 @@ export class SqliteLeadStore implements LeadStore {
     this.lastOfSubteamStmt = db.prepare(LEAD_QUERIES.lastOfSubteam).raw(true);
     this.recentOfSubteamStmt = db.prepare(LEAD_QUERIES.recentOfSubteam).raw(true);
     this.recentWindowStmt = db.prepare(LEAD_QUERIES.recentWindow).raw(true);
+    this.subteamAccessStmt = db.prepare(SUBTEAM_ACCESS);
     this.memberRangeStmt = db.prepare(LEAD_QUERIES.memberRange).raw(true);
     this.teamRangeStmt = db.prepare(LEAD_QUERIES.teamRange).raw(true);
   }
@@ -99,12 +109,20 @@ export class SqliteLeadStore implements LeadStore {
   }
 
   /**
-   * The newest lead among the team's SUBTEAM_WINDOW newest that belongs to a current member of
-   * the subteam is its last lead (the window is a prefix of the team's leads, newest first).
-   * Only when the window holds none, and the team has more leads than it, are the members'
-   * last leads compared, one seek each.
+   * The subteam's access for `memberId` (SUBTEAM_ACCESS), then its last lead: the newest lead
+   * among the team's SUBTEAM_WINDOW newest that belongs to a current member of the subteam (the
+   * window is a prefix of the team's leads, newest first). Only when the window holds none, and
+   * the team has more leads than it, are the members' last leads compared, one seek each.
    */
-  async lastOfSubteam(teamId: number, subteamId: number): Promise<Lead | null> {
+  async lastOfSubteam(teamId: number, subteamId: number, memberId: number): Promise<SubteamLast | null> {
+    const access = this.subteamAccessStmt.get(memberId, subteamId, teamId) as
+      | { is_admin: number }
+      | undefined;
+    if (access === undefined) return null;
+    return { memberIsAdmin: access.is_admin === 1, lead: this.subteamLead(teamId, subteamId) };
+  }
+
+  private subteamLead(teamId: number, subteamId: number): Lead | null {
     const bound = this.recentWindowStmt.get(teamId) as [number, number] | undefined;
     const recent = this.recentOfSubteamStmt.get(
       teamId,
