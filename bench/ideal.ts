@@ -1,6 +1,6 @@
 /**
- * The *ideal data path* of issue 16: the work an authenticated v1 getLastLead and a v2 search
- * page cannot do without, and nothing else. Both reference servers use it —
+ * The *ideal data path* of issue 16: the work an authenticated v1 getLastLead, a v2 search page
+ * and a team's v1 range cannot do without, and nothing else. Both reference servers use it —
  * bench/reference-ideal.ts (bare node:http) and bench/reference-ideal-fastify.ts (a minimal
  * Fastify app) — so the two differ by the framework alone.
  *
@@ -13,7 +13,11 @@
  *   - the v2 search page: the product's query text for `{"filters":{"teamId":…}}` (searchQuery of
  *     src/storage/*\/…-search.ts, limit + 1 rows to know whether a next page exists), each lead by
  *     leadToV2, the sealed next-page cursor (CursorCodec with the store's `v2-cursor` secret and
- *     the same filter fingerprint) and the same `{"data":{"leads":[…],"nextCursor":…}}` JSON.
+ *     the same filter fingerprint) and the same `{"data":{"leads":[…],"nextCursor":…}}` JSON;
+ *   - the team's whole v1 range (P3c, bare node:http only): the product's store reader
+ *     (`LeadStore.range`: keyset pages, batches of RANGE_BATCH, a turn for other requests between
+ *     batches), each lead by leadToV1Json, one chunk per batch written as the client reads — so
+ *     it differs from leadline's answer by everything above the store.
  * Not done: usage ledger, quota counters, v1 phase and brownouts, ETag, security, deprecation and
  * cache headers, request ids, logs, metrics, body validation beyond reading the team.
  *
@@ -34,15 +38,16 @@ import postgres from 'postgres';
 import { displayPrefix, hashesMatch, hashKey, presentedKey } from '../src/domain/api-key.js';
 import { CursorCodec, fingerprint } from '../src/domain/cursor.js';
 import type { Lead } from '../src/domain/lead.js';
-import type { LeadFilter } from '../src/domain/store.js';
-import { lastLeadBody } from '../src/domain/v1-wire.js';
+import type { EpochRange, LeadFilter } from '../src/domain/store.js';
+import { lastLeadBody, leadToV1Json } from '../src/domain/v1-wire.js';
 import { leadToV2 } from '../src/domain/v2-wire.js';
+import { RANGE_BATCH } from '../src/http/v1/stream.js';
 import { PostgresKeyStore } from '../src/storage/postgres/postgres-keys.js';
 import { PostgresLeadStore } from '../src/storage/postgres/postgres-leads.js';
 import { DEFAULT_POSTGRES_OPTIONS, PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { TrigramSchema } from '../src/storage/postgres/trigram.js';
 import { KEY_COLUMNS, type LeadRow, toLead } from '../src/storage/rows.js';
-import { LEAD_QUERIES } from '../src/storage/sqlite/sqlite-leads.js';
+import { LEAD_QUERIES, SqliteLeadStore } from '../src/storage/sqlite/sqlite-leads.js';
 import { searchQuery } from '../src/storage/sqlite/sqlite-search.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 
@@ -86,6 +91,8 @@ interface Engine {
   stamp(now: number): number;
   lastOfMember(teamId: number, memberId: number): Lead | null | Promise<Lead | null>;
   search(filter: LeadFilter, limit: number): Lead[] | Promise<Lead[]>;
+  /** The team's every lead, oldest first, in batches: the product's store reader (`LeadStore.range`). */
+  teamRange(teamId: number): AsyncIterable<Lead[]>;
   close(): Promise<void>;
 }
 
@@ -94,6 +101,21 @@ const then = <T, R>(v: T | Promise<T>, f: (t: T) => R | Promise<R>): R | Promise
   v instanceof Promise ? v.then(f) : f(v);
 
 const UNAUTHORIZED: Answer = { status: 401, body: '{"title":"Unauthorized"}' };
+const FORBIDDEN: Answer = { status: 403, body: '{"title":"Forbidden"}' };
+
+/** The v1 JSON array of `batches`, one chunk per batch, as src/http/v1/stream.ts writes it. */
+async function* v1Array(batches: AsyncIterable<Lead[]>): AsyncIterable<string> {
+  let separator = '[';
+  for await (const batch of batches) {
+    let chunk = '';
+    for (const lead of batch) {
+      chunk += separator + leadToV1Json(lead);
+      separator = ',';
+    }
+    yield chunk;
+  }
+  yield separator === '[' ? '[]' : ']';
+}
 
 export class IdealWork {
   private readonly known = new Map<string, Known>();
@@ -172,7 +194,7 @@ export class IdealWork {
     return then(this.caller(authorization), (c) => {
       if (c === null) return UNAUTHORIZED;
       const teamId = (body as { filters?: { teamId?: unknown } } | null)?.filters?.teamId;
-      if (teamId !== c.teamId || c.role !== 'admin') return { status: 403, body: '{"title":"Forbidden"}' };
+      if (teamId !== c.teamId || c.role !== 'admin') return FORBIDDEN;
       const filter: LeadFilter = {
         scope: { teamId },
         start: null,
@@ -195,7 +217,21 @@ export class IdealWork {
       });
     });
   }
+
+  /**
+   * GET /api/pub/leads/getLeadsTimeRangeForTeam?start=0 (P3c): the key's team's every lead as the
+   * v1 array, in chunks of one store batch; the caller writes them as the client reads.
+   */
+  async teamRange(authorization: string | undefined): Promise<Answer | AsyncIterable<string>> {
+    const c = await this.caller(authorization);
+    if (c === null) return UNAUTHORIZED;
+    if (c.role !== 'admin') return FORBIDDEN;
+    return v1Array(this.engine.teamRange(c.teamId));
+  }
 }
+
+/** The whole range of a team, in the product's batch size (src/http/v1/stream.ts RANGE_BATCH). */
+const WHOLE: EpochRange = { start: 0, end: null };
 
 /** SQLite: one read-only connection, statements prepared once, rows as arrays. */
 function sqliteEngine(file: string): Engine {
@@ -206,6 +242,7 @@ function sqliteEngine(file: string): Engine {
   const versionStmt = db.prepare('PRAGMA data_version').pluck();
   const lastStmt = db.prepare(LEAD_QUERIES.lastOfMember).raw(true);
   const searches = new Map<string, Database.Statement>();
+  const leads = new SqliteLeadStore(db);
   const version = () => versionStmt.get() as number;
   return {
     keys: (display) =>
@@ -242,6 +279,7 @@ function sqliteEngine(file: string): Engine {
       }
       return (stmt.all(q.params) as LeadRow[]).map(toLead);
     },
+    teamRange: (teamId) => leads.range({ teamId }, WHOLE, RANGE_BATCH),
     close: async () => {
       db.close();
     },
@@ -278,6 +316,7 @@ function postgresEngine(url: string): Engine {
     fresh: (stamp, now) => now - stamp <= KEY_MEMORY_MS,
     lastOfMember: (teamId, memberId) => leads.lastOfMember(teamId, memberId),
     search: (filter, limit) => leads.search(filter, 'DESC', null, limit),
+    teamRange: (teamId) => leads.range({ teamId }, WHOLE, RANGE_BATCH),
     close: () => sql.end(),
   };
 }

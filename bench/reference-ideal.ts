@@ -2,8 +2,8 @@ import { createServer, type ServerResponse } from 'node:http';
 import { type Answer, IdealWork, type KeyMemory } from './ideal.js';
 
 /**
- * Reference for P1 and P6 (issue 16): the ideal data path (bench/ideal.ts) behind bare
- * node:http — getLastLead and the v2 search page, nothing else.
+ * Reference for P1, P3c and P6 (issue 16): the ideal data path (bench/ideal.ts) behind bare
+ * node:http — getLastLead, the v2 search page and a team's whole v1 range, nothing else.
  *
  *   node --import tsx bench/reference-ideal.ts <port> <sqlite|postgres> <file or URL> [remember|every]
  *
@@ -32,7 +32,31 @@ const answer = (res: ServerResponse, a: Answer | Promise<Answer>): void => {
   else send(res, a);
 };
 
+/** Writes `chunks` as the client reads them: the next one only once the socket has room. */
+async function stream(res: ServerResponse, chunks: AsyncIterable<string>): Promise<void> {
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8' });
+  for await (const chunk of chunks) {
+    if (res.write(chunk)) continue;
+    await new Promise<void>((resolve) => {
+      const go = () => {
+        res.off('drain', go).off('close', go);
+        resolve();
+      };
+      res.on('drain', go).on('close', go);
+    });
+    if (res.destroyed) return;
+  }
+  res.end();
+}
+
 createServer((req, res) => {
+  if (req.url === '/api/pub/leads/getLeadsTimeRangeForTeam?start=0') {
+    work
+      .teamRange(req.headers.authorization)
+      .then((a) => ('status' in a ? send(res, a) : stream(res, a)))
+      .catch(() => res.destroy());
+    return;
+  }
   if (req.url === '/api/pub/leads/getLastLead') return answer(res, work.lastLead(req.headers.authorization));
   if (req.url === '/api/pub/v2/leads/search' && req.method === 'POST') {
     const chunks: Buffer[] = [];

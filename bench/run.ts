@@ -18,8 +18,8 @@
  * LEADLINE_TEST_REDIS_URL (P1's leadline with Redis, default redis://127.0.0.1:6379).
  *
  * Issue 16's ideal references (bench/ideal.ts) run beside leadline on the same stores: the ideal
- * data path on node:http and the same work on Fastify, for P1 (getLastLead, MAIN) and P6 (the v2
- * search page, LARGEST); P1 also starts leadline on PostgreSQL with exact quota counters
+ * data path on node:http and the same work on Fastify, for P1 (getLastLead, MAIN), P3c (the
+ * team's whole range, MAIN, node:http only) and P6 (the v2 search page, LARGEST); P1 also starts leadline on PostgreSQL with exact quota counters
  * (LEADLINE_RATE_SYNC_MS=0) and with REDIS_URL.
  *
  * This file is the runner: it prepares the stores, collects each scenario's jobs in one order,
@@ -93,7 +93,7 @@ async function main(): Promise<string> {
   const serving = (['p1', 'p2', 'p3a', 'p3bc', 'p4', 'p6'] as const).some(has);
   const served = serving ? await serveAll() : [];
   const refs = has('p1') ? await p1.startReferences(served) : null;
-  await startIdeals(served, [...(has('p1') ? [MAIN] : []), ...(has('p6') ? [LARGEST] : [])]);
+  await startIdeals(served, [...(has('p1') || has('p3bc') ? [MAIN] : []), ...(has('p6') ? [LARGEST] : [])]);
   // json-server keeps its data in one JSON file and scans it per request: a reference for small
   // stores only (a P1 run at 1M alone would hand it 400 MB and time out).
   const js =
@@ -115,6 +115,7 @@ async function main(): Promise<string> {
       ),
     );
   if (has('p6')) for (const engine of ENGINES) jobs.push(...p6.referenceJobs(engine));
+  if (has('p3bc')) for (const engine of ENGINES) jobs.push(p3bc.idealBigAnswerJob(engine));
   for (const s of served) {
     if (has('p1')) jobs.push(p1.lastLeadJob(s));
     if (has('p2')) jobs.push(p2.lastLeadLatencyJob(s));
