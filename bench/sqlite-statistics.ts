@@ -5,7 +5,9 @@
  * the samples (as SqliteStore.migrate leaves a store) — each as it is (the collector's e-mail by
  * a look-up per row) and in the two forms it had before: a plain JOIN to `members` (SQLite may
  * then reorder the loops) and a CROSS JOIN (it keeps `leads` outside, but may build a Bloom
- * filter over `members` on every call when a member has many leads).
+ * filter over `members` on every call when a member has many leads); and getLastLeadSubTeam's
+ * window walk as it is and with the EXISTS membership test it had before (a Bloom filter of the
+ * subteam per call).
  *
  *   node bin/leadline.js --db /tmp/s.db seed --teams 1 --members 1000 --leads 100000 --seed bench
  *   node --import tsx bench/sqlite-statistics.ts /tmp/s.db
@@ -42,6 +44,11 @@ const joined = (query: string, join: 'JOIN' | 'CROSS JOIN') => {
   if (before === query) throw new Error('the query no longer reads the e-mail by a look-up');
   return before;
 };
+/** recentOfSubteam's membership test now, and as it was written before. */
+const MEMBERSHIP = `(SELECT sm.is_member FROM subteam_members sm
+      WHERE sm.team_id = l.team_id AND sm.subteam_id = ? AND sm.member_id = l.member_id) = 1`;
+const EXISTS_MEMBERSHIP = `EXISTS (SELECT 1 FROM subteam_members sm
+      WHERE sm.team_id = l.team_id AND sm.subteam_id = ? AND sm.member_id = l.member_id AND sm.is_member = 1)`;
 const queries = {
   lastOfMember: [LEAD_QUERIES.lastOfMember, [1, 1]],
   lastOfTeam: [LEAD_QUERIES.lastOfTeam, [1]],
@@ -72,6 +79,16 @@ try {
         `${state}, ${name}: ${now.toFixed(1)} µs as is, ${plain.toFixed(1)} µs with a plain JOIN, ${cross.toFixed(1)} µs with a CROSS JOIN`,
       );
     }
+    // getLastLeadSubTeam's window walk (subteam 1) against its EXISTS form before f09f350, for
+    // which SQLite built a Bloom filter of the whole subteam on every call.
+    const bound = db.prepare(LEAD_QUERIES.recentWindow).raw(true).get(1) as [number, number] | undefined;
+    const walk = [1, bound?.[0] ?? Number.MIN_SAFE_INTEGER, bound?.[1] ?? 0, 1];
+    const exists = LEAD_QUERIES.recentOfSubteam.replace(MEMBERSHIP, EXISTS_MEMBERSHIP);
+    if (exists === LEAD_QUERIES.recentOfSubteam)
+      throw new Error('recentOfSubteam changed its membership test');
+    console.log(
+      `${state}, recentOfSubteam: ${microseconds(db, LEAD_QUERIES.recentOfSubteam, walk).toFixed(1)} µs as is, ${microseconds(db, exists, walk).toFixed(1)} µs with EXISTS`,
+    );
     db.close();
     if (!asIs) for (const s of ['', '-wal', '-shm']) rmSync(`${file}${s}`, { force: true });
   }

@@ -32,8 +32,9 @@ import {
  * it preferred to scan the team's members and sort their leads — lastOfTeam went from 8 µs to
  * 790 µs on a 100k-lead store (bench/sqlite-statistics.ts) — and, kept as the inner loop by
  * `CROSS JOIN`, once the statistics said a member has many leads (10,000 each on a 10M-lead
- * store) it built a Bloom filter over all of `members` on every call: lastOfMember took 32 µs
- * there against 6 µs on a 1M-lead store. With `leads` the only table, neither can happen.
+ * store) it built a Bloom filter over all of `members` on every call: lastOfMember took 30 µs
+ * there against 6 µs as it is now (`bench/sqlite-statistics.ts <10M store> --as-is`). With
+ * `leads` the only table, neither can happen.
  */
 const COLUMNS = leadColumns('(SELECT m.email FROM members m WHERE m.id = l.member_id)');
 
@@ -46,8 +47,9 @@ export const LEAD_QUERIES = {
   // A subteam's last lead, in two plans (see lastOfSubteam). First the team's newest leads, newest
   // first, down to `recentWindow`'s bound, stopping at the first whose member is in the subteam.
   // Membership is a scalar subquery, one primary-key look-up per lead: written as EXISTS, SQLite
-  // (3.38+) first builds a Bloom filter from every row of the subteam, on every call — 104 µs
-  // against 5 µs for this statement on a 10k-lead store with a 500-member subteam.
+  // (3.38+) first builds a Bloom filter from every row of the subteam, on every call — 97 µs
+  // against 5 µs for this statement on a 10k-lead store with a 500-member subteam
+  // (bench/sqlite-statistics.ts).
   recentOfSubteam: `SELECT ${COLUMNS} FROM leads l
     WHERE l.team_id = ? AND (l.epoch, l.seq) >= (?, ?) AND (SELECT sm.is_member FROM subteam_members sm
       WHERE sm.team_id = l.team_id AND sm.subteam_id = ? AND sm.member_id = l.member_id) = 1
