@@ -149,8 +149,10 @@ for (const id of profile.samples) {
   for (const s of seen) inclusive.set(s, (inclusive.get(s) ?? 0) + 1);
 }
 const pct = (x: number) => `${((100 * x) / total).toFixed(1)}%`.padStart(6);
-console.log(`\n${total} samples during the load; self time, top 25:`);
-for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`${pct(v)}  ${k}`);
+/** PROFILE_TOP: how many functions the self-time list shows (25). */
+const TOP = Number(process.env.PROFILE_TOP ?? 25);
+console.log(`\n${total} samples during the load; self time, top ${TOP}:`);
+for (const [k, v] of [...self].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${pct(v)}  ${k}`);
 console.log('\ninclusive, by project file / package, top 30:');
 for (const [k, v] of [...inclusive].sort((a, b) => b[1] - a[1]).slice(0, 30)) console.log(`${pct(v)}  ${k}`);
 // What metrics cost (issue 17): self time in their code, as a share of the time not idle.

@@ -16,6 +16,7 @@ import { refuseKeysInPath } from './http/key-in-url.js';
 import { metricsRoute, recordHttpMetrics } from './http/metrics.js';
 import { pageRoutes } from './http/pages.js';
 import { decorateProblems, errorHandler, STORE_RETRY_AFTER_SECONDS, sendProblem } from './http/problem.js';
+import { requestLogger } from './http/request-logger.js';
 import { hasDotSegment } from './http/request-path.js';
 import { countUsage } from './http/usage.js';
 import { BrownoutSchedule } from './http/v1/brownout-schedule.js';
@@ -45,7 +46,9 @@ export interface AppDeps {
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, store } = deps;
   const app = Fastify({
-    ...(deps.logger === undefined ? { logger: false } : { loggerInstance: deps.logger }),
+    ...(deps.logger === undefined
+      ? { logger: false }
+      : { loggerInstance: deps.logger, childLoggerFactory: requestLogger }),
     genReqId: deps.requestId ?? (() => randomUUID()),
     requestIdHeader: false,
     // Behind a load balancer: whose X-Forwarded-For names the client (docs/scaling.md).

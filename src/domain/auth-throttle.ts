@@ -1,3 +1,6 @@
+/** How stale a known key's last-seen time may be before a success refreshes it. */
+const KNOWN_REFRESH_MS = 1_000;
+
 /**
  * Repeated authentication failures from one client address are throttled (issue 7 R7, issue 21
  * R10): after `limit` failures within a window the address is throttled until the window ends.
@@ -57,8 +60,14 @@ export class AuthFailureThrottle {
     }
   }
 
-  /** A key that authenticated (the oldest entry goes when the set is full). */
+  /**
+   * A key that authenticated (the oldest entry goes when the set is full). A key already seen
+   * within the last second keeps its entry as it is: a busy key would otherwise be taken out and
+   * put back on every request (issue 16), and a second is nothing beside `knownForMs`.
+   */
   succeeded(keyHash: string, now: number): void {
+    const seen = this.known.get(keyHash);
+    if (seen !== undefined && now - seen < KNOWN_REFRESH_MS) return;
     this.known.delete(keyHash);
     if (this.known.size >= this.knownKeysMax) {
       const oldest = this.known.keys().next();

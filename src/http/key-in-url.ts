@@ -26,6 +26,7 @@ export function keyInQuery(query: unknown): boolean {
 export function keyInPath(url: string): boolean {
   const end = url.indexOf('?');
   const path = end === -1 ? url : url.slice(0, end);
+  if (!path.includes('%')) return path.includes(KEY_PREFIX);
   // Byte by byte, so a malformed escape elsewhere cannot hide one: the prefix is plain ASCII.
   const decoded = path.replace(/%([0-9a-f]{2})/gi, (_, hex: string) =>
     String.fromCharCode(Number.parseInt(hex, 16)),
