@@ -1,7 +1,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions, Logger } from 'pino';
 
-type Level = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+const LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type LogAt = (...args: unknown[]) => void;
 
 /**
  * The logger a request carries (`request.log`), made on first use. Fastify makes a pino child for
@@ -33,29 +34,23 @@ class RequestLogger implements FastifyBaseLogger {
     this.real.level = level;
   }
 
-  private write(level: Level, args: [unknown, ...unknown[]]): void {
-    if (this.made === undefined && !this.parent.isLevelEnabled(level)) return;
-    (this.real[level] as (...a: unknown[]) => void)(...args);
+  declare fatal: LogAt;
+  declare error: LogAt;
+  declare warn: LogAt;
+  declare info: LogAt;
+  declare debug: LogAt;
+  declare trace: LogAt;
+
+  static {
+    // One method per level, on the prototype: the level is asked before anything else is done.
+    for (const level of LEVELS) {
+      RequestLogger.prototype[level] = function (this: RequestLogger, ...args: unknown[]) {
+        if (this.made === undefined && !this.parent.isLevelEnabled(level)) return;
+        (this.real[level] as LogAt)(...args);
+      };
+    }
   }
 
-  fatal(obj: unknown, ...rest: unknown[]): void {
-    this.write('fatal', [obj, ...rest]);
-  }
-  error(obj: unknown, ...rest: unknown[]): void {
-    this.write('error', [obj, ...rest]);
-  }
-  warn(obj: unknown, ...rest: unknown[]): void {
-    this.write('warn', [obj, ...rest]);
-  }
-  info(obj: unknown, ...rest: unknown[]): void {
-    this.write('info', [obj, ...rest]);
-  }
-  debug(obj: unknown, ...rest: unknown[]): void {
-    this.write('debug', [obj, ...rest]);
-  }
-  trace(obj: unknown, ...rest: unknown[]): void {
-    this.write('trace', [obj, ...rest]);
-  }
   silent(): void {}
 
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
