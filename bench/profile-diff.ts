@@ -7,18 +7,11 @@
  *   PROFILE_KEEP=1 PROFILE_SECONDS=15 PROFILE_TARGET=ideal-fastify node --import tsx bench/profile.ts --db <store> getLastLead
  *   node --import tsx bench/profile-diff.ts <first.cpuprofile> <its requests> <second.cpuprofile> <its requests> [rows]
  *
- * The requests of a profile are its run's req/s × PROFILE_SECONDS (bench/profile.ts prints both);
+ * The requests of a profile are printed by bench/profile.ts beside its req/s;
  * the load spans the profile but for the server's start and stop, so the middle half of the
  * samples is taken as half of the requests.
  */
-import { readFileSync } from 'node:fs';
-
-interface Profile {
-  nodes: { id: number; callFrame: { functionName: string; url: string; lineNumber: number } }[];
-  samples: number[];
-  startTime: number;
-  timeDeltas: number[];
-}
+import { frameLabel, readProfile, sampleTimes } from './cpu-profile.js';
 
 const [fileA, requestsA, fileB, requestsB, rowsArg = '40'] = process.argv.slice(2);
 if (fileA === undefined || fileB === undefined || requestsA === undefined || requestsB === undefined) {
@@ -28,13 +21,9 @@ if (fileA === undefined || fileB === undefined || requestsA === undefined || req
 
 /** Self samples per 1,000 requests by function, and busy samples per 1,000 requests. */
 function perRequest(file: string, requests: number): { self: Map<string, number>; busy: number } {
-  const p = JSON.parse(readFileSync(file, 'utf8')) as Profile;
+  const p = readProfile(file);
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
-  let t = p.startTime;
-  const times = p.timeDeltas.map((d) => {
-    t += d;
-    return t;
-  });
+  const times = sampleTimes(p);
   const first = times[0] ?? 0;
   const span = (times[times.length - 1] ?? 0) - first;
   const from = first + span / 4;
@@ -46,11 +35,10 @@ function perRequest(file: string, requests: number): { self: Map<string, number>
     const at = times[i]!;
     if (at < from || at > to) return;
     inWindow++;
-    const frame = byId.get(id)!.callFrame;
-    if (frame.functionName === '(idle)') return;
+    const node = byId.get(id)!;
+    if (node.callFrame.functionName === '(idle)') return;
     busy++;
-    const where = frame.url.replace(/^file:\/\//, '').replace(/.*\/(node_modules|dist|src|bench)\//, '$1/');
-    const name = `${frame.functionName || '(anonymous)'} ${where}:${frame.lineNumber + 1}`;
+    const name = frameLabel(node);
     self.set(name, (self.get(name) ?? 0) + 1);
   });
   const scale = 1000 / (requests * (inWindow / p.samples.length));

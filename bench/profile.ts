@@ -14,22 +14,16 @@
  * bench/reference-ideal.ts (reference-ideal-fastify.ts) on the same store, key and load — so the
  * two profiles side by side say which work is leadline's own (getLastLead and search only).
  */
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createKey } from '../src/domain/keys.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { frameLabel, type ProfileNode, readProfile, sampleTimes } from './cpu-profile.js';
 import { BIN, freePort, SERVER_ENV, startPinned, stop } from './lib.js';
 import { drive } from './load.js';
-
-interface Node {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
-  hitCount?: number;
-  children?: number[];
-}
 
 const [flag, where, op = 'getLastLead', body] = process.argv.slice(2);
 if ((flag !== '--db' && flag !== '--database-url') || where === undefined) {
@@ -101,24 +95,17 @@ const from = Number(process.hrtime.bigint() / 1000n);
 const m = await drive(req, seconds, op.startsWith('getLeadsTimeRange') ? 1 : 10);
 const to = Number(process.hrtime.bigint() / 1000n);
 await stop(server);
-console.log(`${TARGET} ${op}: ${Math.round(m.rps)} req/s, p50 ${m.p50.toFixed(3)} ms, errors ${m.errors}`);
+console.log(
+  `${TARGET} ${op}: ${Math.round(m.rps)} req/s (${Math.round(m.rps * seconds)} requests), p50 ${m.p50.toFixed(3)} ms, errors ${m.errors}`,
+);
 
 const file = readdirSync(runDir)
   .map((f) => join(runDir, f))
   .sort((a, b) => statSync(b).size - statSync(a).size)[0]!;
-const profile = JSON.parse(readFileSync(file, 'utf8')) as {
-  nodes: Node[];
-  samples: number[];
-  startTime: number;
-  timeDeltas: number[];
-};
+const profile = readProfile(file);
 {
-  let t = profile.startTime;
-  const inLoad: number[] = [];
-  profile.samples.forEach((id, i) => {
-    t += profile.timeDeltas[i]!;
-    if (t >= from && t <= to) inLoad.push(id);
-  });
+  const times = sampleTimes(profile);
+  const inLoad = profile.samples.filter((_, i) => times[i]! >= from && times[i]! <= to);
   if (inLoad.length === 0) throw new Error('no sample fell inside the load window');
   profile.samples = inLoad;
 }
@@ -126,15 +113,11 @@ const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const parent = new Map<number, number>();
 for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
 const total = profile.samples.length;
-const label = (n: Node) => {
-  const url = n.callFrame.url.replace(/^file:\/\//, '').replace(process.cwd(), '.');
-  return `${n.callFrame.functionName || '(anonymous)'} ${url}:${n.callFrame.lineNumber + 1}`;
-};
 const self = new Map<string, number>();
 const inclusive = new Map<string, number>();
 for (const id of profile.samples) {
   const n = byId.get(id)!;
-  self.set(label(n), (self.get(label(n)) ?? 0) + 1);
+  self.set(frameLabel(n), (self.get(frameLabel(n)) ?? 0) + 1);
   // Inclusive per project source file (each file counted once per sample).
   const seen = new Set<string>();
   for (let cur: number | undefined = id; cur !== undefined; cur = parent.get(cur)) {
@@ -160,7 +143,7 @@ const METRICS_CODE =
   /\/(src|dist)\/(metrics\/|http\/metrics\.|storage\/observed-store\.)|node_modules\/prom-client\//;
 // Costs of metrics outside their own files: Fastify's request getters (routeOptions: an object per call),
 // perf_hooks' observer machinery (the GC histogram of prom-client's default metrics), and GC.
-const PARTS: [string, (n: Node) => boolean][] = [
+const PARTS: [string, (n: ProfileNode) => boolean][] = [
   [
     'metrics code (src/metrics, http/metrics, storage/observed-store, prom-client)',
     (n) => METRICS_CODE.test(n.callFrame.url),
