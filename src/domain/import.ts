@@ -48,6 +48,10 @@ export interface ImportOptions {
 }
 
 const LEAD_BATCH = 1000;
+/** Members written in one statement (on PostgreSQL one round trip instead of two a member). */
+const MEMBER_BATCH = 1000;
+
+type PreparedMember = Extract<PreparedRecord, { type: 'member' }>;
 
 /**
  * The second half of an import (the first: import-prepare.ts): each prepared record, in input
@@ -59,6 +63,8 @@ class Importer {
   /** Once a lead has to wait for its member, every later lead waits too: storage order is file order. */
   private staging = false;
   private batch: NewLead[] = [];
+  /** Consecutive member records not written yet, each id once. */
+  private pendingMembers: PreparedMember[] = [];
   private readonly collectors = new Map<number, Collector>();
   private readonly memberSources = new Map<number, string>();
   private readonly subteams = new Map<number, { source: string; subteam: PreparedSubteam }>();
@@ -66,26 +72,14 @@ class Importer {
   constructor(private readonly writer: ImportWriter) {}
 
   async record(r: PreparedRecord): Promise<void> {
+    if (r.type === 'member') return this.member(r);
+    // Every record sees the members before it written (and an error comes after theirs).
+    await this.flushMembers();
     switch (r.type) {
       case 'team':
         await this.writer.upsertTeam(r.team);
         this.collectors.clear();
         this.summary.teams++;
-        return;
-      case 'member':
-        // Leads held for the next batch were resolved against the member as stored so far: write
-        // them first, so a member who moves to another team takes them along like the others.
-        await this.flush();
-        try {
-          await this.writer.upsertMember(r.member);
-        } catch (err) {
-          if (/UNIQUE|unique/.test((err as Error).message))
-            throw new ImportError(r.at, `e-mail ${JSON.stringify(r.member.email)} belongs to another member`);
-          throw err;
-        }
-        this.collectors.delete(r.member.id);
-        this.memberSources.set(r.member.id, r.at);
-        this.summary.members++;
         return;
       case 'subteam':
         await this.writer.upsertSubteam(r.subteam);
@@ -111,10 +105,54 @@ class Importer {
     }
   }
 
+  private async member(r: PreparedMember): Promise<void> {
+    // Leads held for the next batch were resolved against the member as stored so far: write
+    // them first, so a member who moves to another team takes them along like the others.
+    await this.flush();
+    // One statement cannot write a row twice: a member's second record starts a new batch.
+    if (
+      this.pendingMembers.length >= MEMBER_BATCH ||
+      this.pendingMembers.some((p) => p.member.id === r.member.id)
+    )
+      await this.flushMembers();
+    this.pendingMembers.push(r);
+  }
+
+  private async flushMembers(): Promise<void> {
+    const pending = this.pendingMembers;
+    if (pending.length === 0) return;
+    this.pendingMembers = [];
+    try {
+      await this.writer.upsertMembers(pending.map((p) => p.member));
+    } catch (err) {
+      if (!isUniqueViolation(err)) throw err;
+      // None of them is written: one at a time, to name the record whose e-mail is taken.
+      for (const p of pending) await this.upsertMember(p);
+    }
+    for (const p of pending) {
+      this.memberSources.set(p.member.id, p.at);
+      this.summary.members++;
+    }
+    // Their leads usually follow: learn their collectors in one read, not one read a member.
+    const ids = pending.map((p) => p.member.id);
+    for (const id of ids) this.collectors.delete(id);
+    for (const [id, c] of await this.writer.collectors(ids)) this.collectors.set(id, c);
+  }
+
+  private async upsertMember(r: PreparedMember): Promise<void> {
+    try {
+      await this.writer.upsertMember(r.member);
+    } catch (err) {
+      if (isUniqueViolation(err))
+        throw new ImportError(r.at, `e-mail ${JSON.stringify(r.member.email)} belongs to another member`);
+      throw err;
+    }
+  }
+
   private async collector(memberId: number): Promise<Collector | null> {
     const cached = this.collectors.get(memberId);
     if (cached !== undefined) return cached;
-    const found = await this.writer.collector(memberId);
+    const found = (await this.writer.collectors([memberId])).get(memberId) ?? null;
     if (found !== null) this.collectors.set(memberId, found);
     return found;
   }
@@ -127,32 +165,42 @@ class Importer {
 
   /** Every reference must resolve by the end of the import (import-format.md). */
   async finish(): Promise<void> {
+    await this.flushMembers();
     await this.flush();
+    // The members and teams every check below needs, read at once.
+    const memberIds = new Set(this.memberSources.keys());
+    for (const { subteam } of this.subteams.values())
+      for (const id of [...subteam.members, ...subteam.admins]) memberIds.add(id);
+    const members = await this.writer.members([...memberIds]);
+    const teamIds = new Set([...members.values()].map((m) => m.teamId));
+    for (const { subteam } of this.subteams.values()) teamIds.add(subteam.teamId);
+    const teams = await this.writer.teams([...teamIds]);
     for (const [id, source] of this.memberSources) {
-      const m = await this.writer.member(id);
-      if (m !== null && (await this.writer.team(m.teamId)) === null) {
+      const m = members.get(id);
+      if (m !== undefined && !teams.has(m.teamId))
         throw new ImportError(source, `team ${m.teamId} is not defined`);
-      }
     }
     for (const { source, subteam } of this.subteams.values()) {
-      if ((await this.writer.team(subteam.teamId)) === null)
-        throw new ImportError(source, `team ${subteam.teamId} is not defined`);
+      if (!teams.has(subteam.teamId)) throw new ImportError(source, `team ${subteam.teamId} is not defined`);
       for (const id of new Set([...subteam.members, ...subteam.admins])) {
-        const m = await this.writer.member(id);
-        if (m === null) throw new ImportError(source, `member ${id} is not defined`);
+        const m = members.get(id);
+        if (m === undefined) throw new ImportError(source, `member ${id} is not defined`);
         if (m.teamId !== subteam.teamId)
           throw new ImportError(source, `member ${id} is not on team ${subteam.teamId}`);
       }
     }
     for await (const staged of this.writer.staged()) {
-      for (const r of staged) {
-        const lead = JSON.parse(r.text) as PreparedLead;
-        const collector = await this.collector(lead.userId);
-        if (collector === null) {
-          const member = await this.writer.member(lead.userId);
+      const leads = staged.map((r) => JSON.parse(r.text) as PreparedLead);
+      const unknown = [...new Set(leads.map((l) => l.userId))].filter((id) => !this.collectors.has(id));
+      for (const [id, c] of await this.writer.collectors(unknown)) this.collectors.set(id, c);
+      for (const [i, r] of staged.entries()) {
+        const lead = leads[i]!;
+        const collector = this.collectors.get(lead.userId);
+        if (collector === undefined) {
+          const member = (await this.writer.members([lead.userId])).get(lead.userId);
           throw new ImportError(
             r.source,
-            member === null
+            member === undefined
               ? `member ${lead.userId} is not defined`
               : `team ${member.teamId} of member ${lead.userId} is not defined`,
           );
@@ -164,6 +212,8 @@ class Importer {
     this.summary.newLeads = await this.writer.finishLeads();
   }
 }
+
+const isUniqueViolation = (err: unknown): boolean => /UNIQUE|unique/.test((err as Error).message);
 
 type PreparedSubteam = Extract<PreparedRecord, { type: 'subteam' }>['subteam'];
 

@@ -253,10 +253,19 @@ export interface StagedRecord {
 export interface ImportWriter {
   upsertTeam(team: Team): Promise<void>;
   upsertMember(member: Member): Promise<void>;
+  /**
+   * What `upsertMember` of each, in order, does — in one statement where the store can, all or
+   * nothing: when it throws, none of them is written and the import can go on (the caller then
+   * writes them one at a time to learn which one failed).
+   */
+  upsertMembers(members: Member[]): Promise<void>;
   upsertSubteam(subteam: Subteam): Promise<void>;
-  team(id: number): Promise<Team | null>;
-  member(id: number): Promise<Member | null>;
-  collector(memberId: number): Promise<Collector | null>;
+  /** The stored teams among `ids`, by id. */
+  teams(ids: readonly number[]): Promise<Map<number, Team>>;
+  /** The stored members among `ids`, by id. */
+  members(ids: readonly number[]): Promise<Map<number, Member>>;
+  /** The collector of each member among `memberIds` that is stored with a stored team, by member id. */
+  collectors(memberIds: readonly number[]): Promise<Map<number, Collector>>;
   /**
    * Stores leads after every lead handed over before, in order. A lead with the identity of a
    * stored one (member, id, epoch) replaces its values and keeps its place.

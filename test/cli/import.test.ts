@@ -204,6 +204,25 @@ for (const engine of enginesUnderTest()) {
         reason: /belongs to another member/,
       },
       {
+        name: 'e-mail taken, in a run of members',
+        lines: [
+          JSON.stringify({ ...bo, id: 5000, email: 'n1@acme.test' }),
+          JSON.stringify({ ...bo, id: 5001 }),
+          JSON.stringify({ ...bo, id: 5002, email: 'n2@acme.test' }),
+        ],
+        line: 9,
+        reason: /e-mail "bo@acme.test" belongs to another member/,
+      },
+      {
+        name: 'e-mail taken before its member gives it up further down the run',
+        lines: [
+          JSON.stringify({ ...bo, id: 5000, email: 'ana@acme.test' }),
+          JSON.stringify({ ...ana, email: 'ana.ruiz@acme.test' }),
+        ],
+        line: 8,
+        reason: /e-mail "ana@acme.test" belongs to another member/,
+      },
+      {
         name: 'member of an unknown team',
         lines: [JSON.stringify({ ...bo, id: 5001, email: 'z@z.test', teamId: 77 })],
         line: 8,

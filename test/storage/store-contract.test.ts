@@ -94,6 +94,53 @@ for (const engine of enginesUnderTest()) {
       }
     });
 
+    test('a run of members written at once is what one at a time writes; a run that fails writes none of it', async () => {
+      const s = await makeEngineStore(engine);
+      const member = (id: number, teamId: number, email: string) =>
+        ({ id, teamId, email, name: null, role: 'member', pid: `p${id}` }) as const;
+      try {
+        await load(s.store, [
+          { type: 'team', id: 1, name: 'One' },
+          { type: 'team', id: 2, name: 'Two' },
+          { type: 'member', id: 11, teamId: 1, email: 'a@one.test', pid: 'p11' },
+          { type: 'member', id: 12, teamId: 1, email: 'b@one.test', pid: 'p12' },
+          { type: 'member', id: 21, teamId: 2, email: 'a@two.test', pid: 'p21' },
+          lead(12, 'of-12', 100),
+        ]);
+        const stored = await s.store.importAtomically(async (w) => {
+          // 11 gives a@one.test up before 13 takes it; 12 moves to team 2 and takes its lead along.
+          await w.upsertMembers([
+            member(11, 1, 'z@one.test'),
+            member(13, 1, 'a@one.test'),
+            member(12, 2, 'b@one.test'),
+          ]);
+          // 15 asks for the e-mail 21 has: 14 before it is not written either, and the import goes on.
+          await assert.rejects(
+            w.upsertMembers([member(14, 1, 'd@one.test'), member(15, 1, 'a@two.test')]),
+            /unique/i,
+          );
+          assert.equal((await w.members([14, 15])).size, 0, 'none of the failed run');
+          await w.upsertMember(member(16, 1, 'f@one.test'));
+          return w.members([11, 12, 13, 16]);
+        });
+        assert.deepEqual(
+          [...stored.values()]
+            .map((m) => [m.id, m.teamId, m.email])
+            .sort((a, b) => Number(a[0]) - Number(b[0])),
+          [
+            [11, 1, 'z@one.test'],
+            [12, 2, 'b@one.test'],
+            [13, 1, 'a@one.test'],
+            [16, 1, 'f@one.test'],
+          ],
+        );
+        assert.equal((await s.store.leads.lastOfTeam(2))?.id, 'of-12');
+        assert.equal((await s.store.leads.lastOfTeam(1))?.id, undefined, "12's lead left team 1");
+      } finally {
+        await s.cleanup();
+      }
+    });
+
     test('equal epochs: the one stored last', async () => {
       assert.equal((await store.leads.lastOfMember(1, 12))?.id, 'b6');
     });

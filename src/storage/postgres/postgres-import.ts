@@ -54,6 +54,33 @@ export class PostgresImportWriter implements ImportWriter {
     }
   }
 
+  async upsertMembers(members: Member[]): Promise<void> {
+    if (members.length === 0) return;
+    const a = (pick: (m: Member) => string | number | null) => this.tx.array(members.map(pick));
+    // In a savepoint, so a member that cannot be written (an e-mail another member has) leaves
+    // the import able to write them one at a time and name it. The members as they were stored,
+    // the upsert in file order, and the move of the leads of those who changed team
+    // (upsertMember) in one statement: every part of it reads the store as it was before.
+    await this.tx.savepoint(
+      (sp) => sp`WITH u AS (
+          SELECT * FROM unnest(${a((m) => m.id)}::bigint[], ${a((m) => m.teamId)}::bigint[],
+            ${a((m) => m.email)}::text[], ${a((m) => m.name)}::text[], ${a((m) => m.role)}::text[],
+            ${a((m) => m.pid)}::text[])
+          WITH ORDINALITY AS u(id, team_id, email, name, role, pid, ord)
+        ), before AS (
+          SELECT m.id, m.team_id FROM members m JOIN u ON u.id = m.id
+        ), written AS (
+          INSERT INTO members (id, team_id, email, name, role, pid)
+          SELECT id, team_id, email, name, role, pid FROM u ORDER BY ord
+          ON CONFLICT (id) DO UPDATE SET team_id = EXCLUDED.team_id, email = EXCLUDED.email,
+            name = EXCLUDED.name, role = EXCLUDED.role, pid = EXCLUDED.pid
+          RETURNING id, team_id
+        )
+        UPDATE leads l SET team_id = w.team_id FROM before b JOIN written w ON w.id = b.id
+        WHERE b.team_id <> w.team_id AND l.team_id = b.team_id AND l.member_id = b.id`,
+    );
+  }
+
   async upsertSubteam(s: Subteam): Promise<void> {
     await this.tx`INSERT INTO subteams (id, team_id, name) VALUES (${s.id}, ${s.teamId}, ${s.name})
       ON CONFLICT (id) DO UPDATE SET team_id = EXCLUDED.team_id, name = EXCLUDED.name`;
@@ -70,24 +97,26 @@ export class PostgresImportWriter implements ImportWriter {
     if (rows.length > 0) await this.tx`INSERT INTO subteam_members ${this.tx(rows)}`;
   }
 
-  async team(id: number): Promise<Team | null> {
-    const [r] = await this.tx<{ id: number; name: string; time_zone: string }[]>`SELECT id, name, time_zone
-      FROM teams WHERE id = ${id}`;
-    return r === undefined ? null : { id: r.id, name: r.name, timeZone: r.time_zone };
+  async teams(ids: readonly number[]): Promise<Map<number, Team>> {
+    const rows = await this.tx<{ id: number; name: string; time_zone: string }[]>`SELECT id, name, time_zone
+      FROM teams WHERE id = ANY(${this.tx.array([...ids])}::bigint[])`;
+    return new Map(rows.map((r) => [r.id, { id: r.id, name: r.name, timeZone: r.time_zone }]));
   }
 
-  async member(id: number): Promise<Member | null> {
-    const [r] = await this.tx<
-      PgMemberRow[]
-    >`SELECT id, team_id, email, name, role, pid FROM members WHERE id = ${id}`;
-    return r === undefined ? null : pgToMember(r);
+  async members(ids: readonly number[]): Promise<Map<number, Member>> {
+    const rows = await this.tx<PgMemberRow[]>`SELECT id, team_id, email, name, role, pid FROM members
+      WHERE id = ANY(${this.tx.array([...ids])}::bigint[])`;
+    return new Map(rows.map((r) => [r.id, pgToMember(r)]));
   }
 
-  async collector(memberId: number): Promise<Collector | null> {
-    const [r] = await this.tx<{ team_id: number; email: string; pid: string | null; time_zone: string }[]>`
-      SELECT m.team_id, m.email, m.pid, t.time_zone FROM members m JOIN teams t ON t.id = m.team_id
-      WHERE m.id = ${memberId}`;
-    return r === undefined ? null : { teamId: r.team_id, email: r.email, pid: r.pid, timeZone: r.time_zone };
+  async collectors(memberIds: readonly number[]): Promise<Map<number, Collector>> {
+    const rows = await this.tx<
+      { id: number; team_id: number; email: string; pid: string | null; time_zone: string }[]
+    >`SELECT m.id, m.team_id, m.email, m.pid, t.time_zone FROM members m JOIN teams t ON t.id = m.team_id
+      WHERE m.id = ANY(${this.tx.array([...memberIds])}::bigint[])`;
+    return new Map(
+      rows.map((r) => [r.id, { teamId: r.team_id, email: r.email, pid: r.pid, timeZone: r.time_zone }]),
+    );
   }
 
   async insertLeads(batch: NewLead[]): Promise<void> {
