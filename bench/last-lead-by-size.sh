@@ -7,7 +7,11 @@
 # Needs wrk and member 1 in each store (a legacy-v1 key is created for it). Built code (dist/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export LOG_LEVEL=warn LEADLINE_RATE_LIMIT=1000000000 LEADLINE_METRICS_TOKEN=bench-metrics-token-0123456789
+# The bench's server environment, from the one place that defines it (bench/lib.ts SERVER_ENV).
+server_env=$(node --import tsx -e 'import("./bench/lib.ts").then(({ SERVER_ENV }) => {
+  for (const [name, value] of Object.entries(SERVER_ENV)) console.log(`${name}=${value}`);
+})')
+while IFS='=' read -r name value; do export "$name=$value"; done <<<"$server_env"
 stores=("$@") keys=() ports=() pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
 port=7101
