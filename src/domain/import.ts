@@ -65,6 +65,7 @@ class Importer {
   private batch: NewLead[] = [];
   /** Consecutive member records not written yet, each id once. */
   private pendingMembers: PreparedMember[] = [];
+  private readonly pendingMemberIds = new Set<number>();
   private readonly collectors = new Map<number, Collector>();
   private readonly memberSources = new Map<number, string>();
   private readonly subteams = new Map<number, { source: string; subteam: PreparedSubteam }>();
@@ -110,18 +111,17 @@ class Importer {
     // them first, so a member who moves to another team takes them along like the others.
     await this.flush();
     // One statement cannot write a row twice: a member's second record starts a new batch.
-    if (
-      this.pendingMembers.length >= MEMBER_BATCH ||
-      this.pendingMembers.some((p) => p.member.id === r.member.id)
-    )
+    if (this.pendingMembers.length >= MEMBER_BATCH || this.pendingMemberIds.has(r.member.id))
       await this.flushMembers();
     this.pendingMembers.push(r);
+    this.pendingMemberIds.add(r.member.id);
   }
 
   private async flushMembers(): Promise<void> {
     const pending = this.pendingMembers;
     if (pending.length === 0) return;
     this.pendingMembers = [];
+    this.pendingMemberIds.clear();
     try {
       await this.writer.upsertMembers(pending.map((p) => p.member));
     } catch (err) {

@@ -141,6 +141,27 @@ for (const engine of enginesUnderTest()) {
       }
     });
 
+    test("a member's records one after another: each is written, the last one's values stay", async () => {
+      const s = await makeEngineStore(engine);
+      try {
+        const summary = await load(s.store, [
+          { type: 'team', id: 1, name: 'One' },
+          { type: 'member', id: 11, teamId: 1, email: 'a@one.test', name: 'First', pid: 'p11' },
+          { type: 'member', id: 12, teamId: 1, email: 'b@one.test', pid: 'p12' },
+          { type: 'member', id: 11, teamId: 1, email: 'a2@one.test', name: 'Second', pid: 'p11' },
+          { type: 'member', id: 13, teamId: 1, email: 'a@one.test', pid: 'p13' },
+        ]);
+        assert.equal(summary.members, 4);
+        const stored = await s.store.importAtomically((w) => w.members([11, 13]));
+        assert.deepEqual(
+          [stored.get(11)?.name, stored.get(11)?.email, stored.get(13)?.email],
+          ['Second', 'a2@one.test', 'a@one.test'],
+        );
+      } finally {
+        await s.cleanup();
+      }
+    });
+
     test('equal epochs: the one stored last', async () => {
       assert.equal((await store.leads.lastOfMember(1, 12))?.id, 'b6');
     });
