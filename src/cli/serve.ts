@@ -1,8 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { v1Phase } from '../domain/v1-phase.js';
-import { createLogger } from '../logger.js';
-import { startServer } from '../server.js';
 import { openStore } from '../storage/open-store.js';
 import { type GlobalOptions, isExpected, storeLocation } from './context.js';
 import { demoAdmin, demoBanner, returningBanner, seedDemo } from './demo.js';
@@ -32,6 +30,12 @@ export function registerServeCommand(program: Command): void {
           ...(opts.host === undefined ? {} : { host: opts.host }),
           ...location,
         });
+        // The server's modules (Fastify, pino, the metrics, Redis…) load for this command alone:
+        // every other command starts without them.
+        const [{ createLogger }, { startServer }] = await Promise.all([
+          import('../logger.js'),
+          import('../server.js'),
+        ]);
         const logger = createLogger(config.logLevel, undefined, { pretty: process.stdout.isTTY === true });
         const store = await openStore({ ...location, databaseReadUrl: config.databaseReadUrl }, config.pg);
         await store.migrate();
