@@ -47,6 +47,8 @@ const url = values['database-url'];
 const dir = mkdtempSync(join(tmpdir(), 'leadline-import-compare-'));
 const file = join(dir, 'import.ndjson');
 const admin = url === undefined ? null : postgres(url, { max: 1, onnotice: () => {} });
+/** What each checkout is called in the output, in the order given. */
+const names = ['A', 'B'];
 
 async function writeFile(): Promise<void> {
   const out = createWriteStream(file);
@@ -197,7 +199,6 @@ async function rawRun(pm: number | null): Promise<Run> {
   return { seconds, cpu, server: pm === null ? null : (await serverCpuAfter(pm)) - server0 };
 }
 
-const names = ['A', 'B'];
 try {
   await writeFile();
   const pm = await postmaster();

@@ -192,7 +192,8 @@ class Importer {
     for await (const staged of this.writer.staged()) {
       const leads = staged.map((r) => JSON.parse(r.text) as PreparedLead);
       const unknown = [...new Set(leads.map((l) => l.userId))].filter((id) => !this.collectors.has(id));
-      for (const [id, c] of await this.writer.collectors(unknown)) this.collectors.set(id, c);
+      if (unknown.length > 0)
+        for (const [id, c] of await this.writer.collectors(unknown)) this.collectors.set(id, c);
       for (const [i, r] of staged.entries()) {
         const lead = leads[i]!;
         const collector = this.collectors.get(lead.userId);
