@@ -33,7 +33,12 @@ async function startOnce(): Promise<{ ms: number; rssMiB: number }> {
   const before = process.memoryUsage.rss();
   const t0 = performance.now();
   const worker = new Worker(WORKER, {
-    workerData: { captureToleranceMs: 86_400_000, importMaxRecordBytes: MIB, now: Date.now() },
+    workerData: {
+      captureToleranceMs: 86_400_000,
+      importMaxRecordBytes: MIB,
+      now: Date.now(),
+      paddedWords: true,
+    },
   });
   await new Promise<void>((resolve, reject) => {
     worker.once('message', () => resolve());

@@ -13,7 +13,8 @@ import {
   WORKER_FROM_BYTES,
   workerPlan,
 } from '../src/domain/import-feed.js';
-import type { PreparedBatch } from '../src/domain/import-prepare.js';
+import type { PreparedBatch, PreparedLead } from '../src/domain/import-prepare.js';
+import { paddedWords as padded } from '../src/domain/lead-text.js';
 import { seedRecords } from '../src/domain/seed.js';
 import { dumpStore } from './cli/store-dump.js';
 import { makeStore } from './helpers.js';
@@ -156,7 +157,7 @@ describe('import in a worker thread', () => {
 
   test('a worker started part-way takes over at the end of a line, numbering lines on', async () => {
     const text = `${[...seedRecords({ teams: 2, membersPerTeam: 3, leads: 2000, seed: 'handover', now: NOW })].join('\n')}\n`;
-    const settings = { ...limits, now: NOW };
+    const settings = { ...limits, now: NOW, paddedWords: true };
     const all = async (startAt: number) => {
       const batches: PreparedBatch[] = [];
       for await (const b of preparedBatches([source(text)], settings, { startAt, wait: true }))
@@ -179,6 +180,26 @@ describe('import in a worker thread', () => {
     assert.deepEqual(records(handedOver), records(here));
     const bytes = (bs: PreparedBatch[]) => bs.reduce((n, b) => n + b.bytes, 0);
     assert.equal(bytes(handedOver), bytes(here));
+  });
+
+  test("a lead's padded words are prepared only for a store that indexes them (SQLite), in either thread", async () => {
+    const text = `${[...seedRecords({ teams: 1, membersPerTeam: 2, leads: 50, seed: 'words', now: NOW })].join('\n')}\n`;
+    for (const startAt of [Number.POSITIVE_INFINITY, 0]) {
+      for (const paddedWords of [true, false]) {
+        const leads: PreparedLead[] = [];
+        for await (const b of preparedBatches(
+          [source(text)],
+          { ...limits, now: NOW, paddedWords },
+          { startAt, wait: true },
+        ))
+          for (const r of b.records) if (r.type === 'lead') leads.push(r);
+        assert.equal(leads.length, 50);
+        for (const l of leads) {
+          assert.ok(l.text.some((t) => t !== ''));
+          assert.deepEqual(l.words, paddedWords ? l.text.map(padded) : null);
+        }
+      }
+    }
   });
 
   test('by default: files of WORKER_FROM_BYTES or more all in the worker, input of unknown size from once that much is read', () => {

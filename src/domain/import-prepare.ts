@@ -18,7 +18,7 @@ import { captureTimeTooLate } from './instant.js';
 import { COLUMN_MEMBERS, sourceFromV1Flags } from './lead.js';
 import { leadText, paddedWords } from './lead-text.js';
 import { findUnstorableText } from './storable-text.js';
-import type { Collector, NewLead } from './store.js';
+import type { NewLead } from './store.js';
 import { canonicalTimeZone, timeLabel } from './time-label.js';
 
 /**
@@ -44,8 +44,8 @@ export interface PreparedLead
   time: string | null;
   /** That label, computed here when this import named the member's team and its zone before. */
   label: { timeZone: string; time: string } | null;
-  /** `text` padded for trigram search (NewLead `words`). */
-  words: string[];
+  /** `text` padded for trigram search (NewLead `words`), when the store wants them. */
+  words: string[] | null;
 }
 
 /** One record, ready for the second half; `error` ends the import at `at`. */
@@ -64,8 +64,11 @@ export interface PreparedBatch {
   worker?: true;
 }
 
-/** What preparing needs to know: the import's bounds, and the time it started. */
-export type PrepareSettings = ImportConfig & { now: number };
+/**
+ * What preparing needs to know: the import's bounds, the time it started, and whether the store
+ * wants each lead's padded words (ImportWriter `storesPaddedWords`).
+ */
+export type PrepareSettings = ImportConfig & { now: number; paddedWords: boolean };
 
 /** Each record schema with its compiled check (the schema names the fields an error may mean). */
 const checked = <T extends TSchema>(schema: T) => ({ schema, check: Compile(schema) });
@@ -267,45 +270,7 @@ export class RecordPreparer {
       fields: JSON.stringify(fields),
       source: sourceFromV1Flags(kind, fields.isManual === true, fields.apptoapp === true),
       text,
-      words: text.map(paddedWords),
+      words: this.settings.paddedWords ? text.map(paddedWords) : null,
     };
   }
-}
-
-/** The lead to store: `lead` finished with its collector, after the checks that need it. */
-export function completeLead(lead: PreparedLead, collector: Collector): NewLead {
-  if (lead.userEmail !== null && lead.userEmail !== collector.email) {
-    throw new ImportError(
-      lead.at,
-      `userEmail ${JSON.stringify(lead.userEmail)} is not member ${lead.userId}'s e-mail`,
-    );
-  }
-  const userPid = lead.userPid ?? collector.pid;
-  if (userPid === null) {
-    throw new ImportError(lead.at, `userPid is missing and member ${lead.userId} has no pid`);
-  }
-  if (lead.fault !== null) throw new ImportError(lead.at, lead.fault);
-  const time =
-    lead.time ??
-    (lead.label?.timeZone === collector.timeZone
-      ? lead.label.time
-      : timeLabel(lead.epoch, collector.timeZone));
-  return {
-    teamId: collector.teamId,
-    memberId: lead.userId,
-    id: lead.id,
-    epoch: lead.epoch,
-    time,
-    userPid,
-    kind: lead.kind,
-    locationShared: lead.locationShared,
-    lat: lead.lat,
-    long: lead.long,
-    fields: lead.fields,
-    source: lead.source,
-    firstName: null,
-    lastName: null,
-    text: lead.text,
-    words: lead.words,
-  };
 }

@@ -2,8 +2,11 @@ import { createReadStream, statSync } from 'node:fs';
 import { type ImportConfig, loadImportConfig } from '../config.js';
 import { ImportError } from './import-error.js';
 import { type ImportSource, preparedBatches, workerPlan } from './import-feed.js';
-import { completeLead, type PreparedLead, type PreparedRecord } from './import-prepare.js';
+// Types only: the record checks (and their schema library, ~0.4 s to load) are loaded by
+// whoever prepares records — the worker for a large input, import-feed.ts for a small one.
+import type { PreparedLead, PreparedRecord } from './import-prepare.js';
 import type { Collector, ImportWriter, NewLead, Store } from './store.js';
+import { timeLabel } from './time-label.js';
 
 /** A file to import, or standard input for `-`. */
 export function fileSource(path: string, stdin = process.stdin): ImportSource {
@@ -45,6 +48,44 @@ export interface ImportOptions {
    * once 16 MiB have been read (WORKER_FROM_BYTES), this thread preparing while it starts.
    */
   worker?: boolean;
+}
+
+/** The lead to store: `lead` finished with its collector, after the checks that need it. */
+export function completeLead(lead: PreparedLead, collector: Collector): NewLead {
+  if (lead.userEmail !== null && lead.userEmail !== collector.email) {
+    throw new ImportError(
+      lead.at,
+      `userEmail ${JSON.stringify(lead.userEmail)} is not member ${lead.userId}'s e-mail`,
+    );
+  }
+  const userPid = lead.userPid ?? collector.pid;
+  if (userPid === null) {
+    throw new ImportError(lead.at, `userPid is missing and member ${lead.userId} has no pid`);
+  }
+  if (lead.fault !== null) throw new ImportError(lead.at, lead.fault);
+  const time =
+    lead.time ??
+    (lead.label?.timeZone === collector.timeZone
+      ? lead.label.time
+      : timeLabel(lead.epoch, collector.timeZone));
+  return {
+    teamId: collector.teamId,
+    memberId: lead.userId,
+    id: lead.id,
+    epoch: lead.epoch,
+    time,
+    userPid,
+    kind: lead.kind,
+    locationShared: lead.locationShared,
+    lat: lead.lat,
+    long: lead.long,
+    fields: lead.fields,
+    source: lead.source,
+    firstName: null,
+    lastName: null,
+    text: lead.text,
+    words: lead.words ?? undefined,
+  };
 }
 
 const LEAD_BATCH = 1000;
@@ -229,12 +270,13 @@ export async function importRecords(
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const limits = options.limits ?? DEFAULT_IMPORT_LIMITS;
-  const settings = {
-    captureToleranceMs: limits.captureToleranceMs,
-    importMaxRecordBytes: limits.importMaxRecordBytes,
-    now: limits.now(),
-  };
   return store.importAtomically(async (writer) => {
+    const settings = {
+      captureToleranceMs: limits.captureToleranceMs,
+      importMaxRecordBytes: limits.importMaxRecordBytes,
+      now: limits.now(),
+      paddedWords: writer.storesPaddedWords,
+    };
     const importer = new Importer(writer);
     let bytes = 0;
     let reported = 0;

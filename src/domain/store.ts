@@ -251,6 +251,11 @@ export interface StagedRecord {
  * at all. Implementations hold one transaction for its whole life.
  */
 export interface ImportWriter {
+  /**
+   * Whether the store indexes each lead's padded words (NewLead `words`): SQLite's FTS5 table
+   * does; PostgreSQL's trigram index reads `search` and needs none, so an import spares the work.
+   */
+  readonly storesPaddedWords: boolean;
   upsertTeam(team: Team): Promise<void>;
   upsertMember(member: Member): Promise<void>;
   /**

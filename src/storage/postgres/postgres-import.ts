@@ -20,6 +20,7 @@ const STAGE_BATCH = 1000;
  * import learns it at the next batch or at the end, and rolls back.
  */
 export class PostgresImportWriter implements ImportWriter {
+  readonly storesPaddedWords = false;
   private readonly now = Date.now();
   private newLeads = 0;
   /** The batch the server may still be writing. */

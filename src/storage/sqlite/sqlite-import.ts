@@ -21,6 +21,7 @@ const STAGE_BATCH = 1000;
  * transaction; a replaced lead gets none.
  */
 export class SqliteImportWriter implements ImportWriter {
+  readonly storesPaddedWords = true;
   private maxSeq: number;
   private newLeads = 0;
   private readonly now = Date.now();
