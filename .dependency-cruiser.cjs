@@ -45,8 +45,8 @@ module.exports = {
       name: 'import-writing-loads-no-record-checks',
       comment:
         "The writing side of an import (import.ts, import-feed.ts) takes import-prepare.ts's types only, or " +
-        'loads it when it prepares a line itself: the record checks\' schema library takes ~0.4 s to load, ' +
-        'which an import the worker prepares from its start should not pay twice (bench/misses.md, P5).',
+        'loads it when it prepares a line itself: the record checks\' schema library takes ~0.5 s to load, ' +
+        'which an import the worker prepares from its start should not pay twice (docs/import-format.md).',
       severity: 'error',
       from: { path: '^src/domain/import(-feed)?\\.ts$' },
       to: { path: '^src/domain/import-prepare\\.ts$', dynamic: false, dependencyTypesNot: ['type-only'] },

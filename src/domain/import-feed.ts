@@ -178,7 +178,7 @@ export async function* preparedBatches(
   plan: WorkerPlan,
 ): AsyncGenerator<PreparedBatch> {
   // Loaded when this thread prepares a line: an input the worker takes from its start never
-  // loads the record checks here, whose schema library alone takes ~0.4 s to load.
+  // loads the record checks here, whose schema library alone takes ~0.5 s to load.
   let preparer: RecordPreparer | null = null;
   const here = async (): Promise<RecordPreparer> =>
     (preparer ??= new (await import('./import-prepare.js')).RecordPreparer(settings));

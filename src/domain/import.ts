@@ -2,7 +2,7 @@ import { createReadStream, statSync } from 'node:fs';
 import { type ImportConfig, loadImportConfig } from '../config.js';
 import { ImportError } from './import-error.js';
 import { type ImportSource, preparedBatches, workerPlan } from './import-feed.js';
-// Types only: the record checks (and their schema library, ~0.4 s to load) are loaded by
+// Types only: the record checks (and their schema library, ~0.5 s to load) are loaded by
 // whoever prepares records — the worker for a large input, import-feed.ts for a small one.
 import type { PreparedLead, PreparedRecord } from './import-prepare.js';
 import type { Collector, ImportWriter, NewLead, Store } from './store.js';
@@ -51,7 +51,7 @@ export interface ImportOptions {
 }
 
 /** The lead to store: `lead` finished with its collector, after the checks that need it. */
-export function completeLead(lead: PreparedLead, collector: Collector): NewLead {
+function completeLead(lead: PreparedLead, collector: Collector): NewLead {
   if (lead.userEmail !== null && lead.userEmail !== collector.email) {
     throw new ImportError(
       lead.at,
