@@ -8,6 +8,48 @@ import { hasEmail, searchText, textColumns } from './postgres-text.js';
 
 const STAGE_BATCH = 1000;
 
+/** Between a batch column's values, and standing for SQL NULL (`column`): control characters. */
+const BETWEEN = '\x1f';
+const NULL_VALUE = '\x1e';
+
+type ColumnType = 'bigint' | 'text' | 'boolean' | 'uuid';
+type ColumnValue = string | number | boolean | null;
+
+/** How many times `char` occurs in `text`. */
+function occurrences(text: string, char: string): number {
+  let n = 0;
+  for (let i = text.indexOf(char); i !== -1; i = text.indexOf(char, i + 1)) n++;
+  return n;
+}
+
+/**
+ * One column of a batch as an SQL array of `type`: its values joined into one text parameter
+ * that the server splits (`string_to_array`), which costs the import's thread less than
+ * postgres.js's array literal — every string escaped and quoted — and the server no more
+ * (bench/misses.md, "P5 with a worker thread"). A text column with a value holding either
+ * separator (more of them in the joined text than it put there), or one that joins to '' (a
+ * single empty string, which would split into no element at all), goes as an array literal.
+ */
+function column(tx: TransactionSql, type: ColumnType, values: ColumnValue[]) {
+  let nulls = 0;
+  const joined = values
+    .map((v) => {
+      if (v === null) {
+        nulls++;
+        return NULL_VALUE;
+      }
+      return typeof v === 'string' ? v : v === true ? 't' : v === false ? 'f' : String(v);
+    })
+    .join(BETWEEN);
+  if (
+    joined === '' ||
+    (type === 'text' &&
+      (occurrences(joined, BETWEEN) !== values.length - 1 || occurrences(joined, NULL_VALUE) !== nulls))
+  )
+    return tx`${tx.array(values)}::${tx.unsafe(type)}[]`;
+  return tx`string_to_array(${joined}::text, chr(31), chr(30))::${tx.unsafe(type)}[]`;
+}
+
 /**
  * One import inside one transaction. Leads go straight into `leads` a batch at a time, in file
  * order: sequence numbers drawn in that order, a lead with the identity of a stored one (or of
@@ -133,10 +175,11 @@ export class PostgresImportWriter implements ImportWriter {
         leads.push(l);
       } else leads[i] = l;
     }
-    const a = (pick: (l: NewLead) => string | number | boolean | null) => this.tx.array(leads.map(pick));
+    const c = (type: ColumnType, pick: (l: NewLead) => ColumnValue) => column(this.tx, type, leads.map(pick));
     const texts = leads.map((l) => l.text);
-    const uuids = this.tx.array(leads.map(() => uuid7(this.now)));
-    const [f1, f2, f3, f4, f5, f6, f7] = textColumns(texts).map((c) => this.tx.array(c));
+    const leadUuids = leads.map(() => uuid7(this.now));
+    const eventIds = leads.map(() => uuid7(this.now));
+    const [f1, f2, f3, f4, f5, f6, f7] = textColumns(texts).map((t) => column(this.tx, 'text', t));
     // One statement per batch, its columns as arrays. Not COPY: postgres.js 3.4 never settles a
     // COPY the server refuses (its stream is dropped before the error arrives), so a bad batch or
     // a lost connection would hang the import instead of failing it.
@@ -146,14 +189,13 @@ export class PostgresImportWriter implements ImportWriter {
         SELECT team_id, nextval('leads_seq'), member_id, lead_id, epoch, time, user_pid, kind, location_shared,
           lat, long, fields, uuid, ${this.now}, source, has_email, first_name, last_name,
           ARRAY[f1, f2, f3, f4, f5, f6, f7], search
-        FROM (SELECT * FROM unnest(${a((l) => l.teamId)}::bigint[], ${a((l) => l.memberId)}::bigint[],
-            ${a((l) => l.id)}::text[], ${a((l) => l.epoch)}::bigint[], ${a((l) => l.time)}::text[],
-            ${a((l) => l.userPid)}::text[], ${a((l) => l.kind)}::text[], ${a((l) => l.locationShared)}::boolean[],
-            ${a((l) => l.lat)}::text[], ${a((l) => l.long)}::text[], ${a((l) => l.fields)}::text[],
-            ${uuids}::uuid[], ${a((l) => l.source)}::text[],
-            ${this.tx.array(texts.map(hasEmail))}::boolean[], ${a((l) => l.firstName)}::text[],
-            ${a((l) => l.lastName)}::text[], ${f1!}::text[], ${f2!}::text[], ${f3!}::text[], ${f4!}::text[],
-            ${f5!}::text[], ${f6!}::text[], ${f7!}::text[], ${this.tx.array(texts.map(searchText))}::text[])
+        FROM (SELECT * FROM unnest(${c('bigint', (l) => l.teamId)}, ${c('bigint', (l) => l.memberId)},
+            ${c('text', (l) => l.id)}, ${c('bigint', (l) => l.epoch)}, ${c('text', (l) => l.time)},
+            ${c('text', (l) => l.userPid)}, ${c('text', (l) => l.kind)}, ${c('boolean', (l) => l.locationShared)},
+            ${c('text', (l) => l.lat)}, ${c('text', (l) => l.long)}, ${c('text', (l) => l.fields)},
+            ${column(this.tx, 'uuid', leadUuids)}, ${c('text', (l) => l.source)}, ${column(this.tx, 'boolean', texts.map(hasEmail))},
+            ${c('text', (l) => l.firstName)}, ${c('text', (l) => l.lastName)}, ${f1!}, ${f2!}, ${f3!}, ${f4!},
+            ${f5!}, ${f6!}, ${f7!}, ${column(this.tx, 'text', texts.map(searchText))})
           WITH ORDINALITY AS u(team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat,
             long, fields, uuid, source, has_email, first_name, last_name, f1, f2, f3, f4, f5, f6, f7, search, ord)
           ORDER BY ord) o
@@ -168,7 +210,7 @@ export class PostgresImportWriter implements ImportWriter {
         -- A new lead's lead.created event, in this transaction, when its team takes events.
         INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
         SELECT e.id, ins.team_id, 'lead.created', ins.seq, ${this.now}
-        FROM ins JOIN unnest(${uuids}::uuid[], ${this.tx.array(leads.map(() => uuid7(this.now)))}::uuid[])
+        FROM ins JOIN unnest(${column(this.tx, 'uuid', leadUuids)}, ${column(this.tx, 'uuid', eventIds)})
           AS e(lead_uuid, id) ON e.lead_uuid = ins.uuid
         WHERE ins.inserted AND ${this.tx.unsafe(wantsLeadCreated('ins.team_id'))}
         ORDER BY ins.seq
