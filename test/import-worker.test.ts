@@ -120,6 +120,22 @@ describe('import in a worker thread', () => {
     assert.equal(thread.dump.leads!.length, 0);
   });
 
+  test('a record that does not fit its schema: the same sentence in either thread', async () => {
+    const cases: [object, string][] = [
+      [lead('x', 1, { views: 'many' }), 'views must be numeric text such as "12" or "3.5" (or "")'],
+      [lead('x', 1, { userid: 1 }), 'unknown field "userid" — did you mean "userId"?'],
+      [member(2, 0), 'teamId must be at least 1'],
+    ];
+    for (const [bad, sentence] of cases) {
+      const { thread, worker } = await importedBoth(
+        lines([team(1), member(1, 1), lead('a', 1), bad, lead('b', 1)]),
+      );
+      assert.deepEqual(worker, thread);
+      assert.deepEqual(thread.result, { error: `in.ndjson:4: ${sentence}` });
+      assert.equal(thread.dump.leads!.length, 0);
+    }
+  });
+
   test('an error the preparing half finds late, after many pieces, and a line over the limit', async () => {
     const many = Array.from({ length: 2000 }, (_, i) => lead(`l${i}`, 1));
     for (const bad of ['{"type":"lead"', `{"type":"lead","id":"${'x'.repeat(5000)}"}`]) {

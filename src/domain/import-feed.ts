@@ -26,9 +26,9 @@ export interface ImportSource {
 }
 
 /**
- * Input from which an import prepares its records in a worker. A worker takes ~0.3 s and ~30 MiB
- * to start (it loads the record schemas' library again), what preparing ~10k records costs
- * (`node --import tsx bench/import-worker-cost.ts`).
+ * Input from which an import prepares its records in a worker. A worker takes ~0.1 s and ~16 MiB
+ * to start (`node --import tsx bench/import-worker-cost.ts`); docs/import-format.md says why
+ * the threshold is where it is.
  */
 export const WORKER_FROM_BYTES = 16 << 20;
 
@@ -178,7 +178,7 @@ export async function* preparedBatches(
   plan: WorkerPlan,
 ): AsyncGenerator<PreparedBatch> {
   // Loaded when this thread prepares a line: an input the worker takes from its start never
-  // loads the record checks here, whose schema library alone takes ~0.5 s to load.
+  // loads the record checks here.
   let preparer: RecordPreparer | null = null;
   const here = async (): Promise<RecordPreparer> =>
     (preparer ??= new (await import('./import-prepare.js')).RecordPreparer(settings));

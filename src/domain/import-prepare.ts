@@ -6,14 +6,14 @@
  * records while the other writes them. The second half (import.ts) resolves each lead's
  * collector in the store, finishes the lead (`completeLead`) and writes it.
  */
-import type { Static, TSchema } from 'typebox';
-import { Compile } from 'typebox/compile';
+import type { Static } from 'typebox';
 import type { ImportConfig } from '../config.js';
-import { LeadRecord, MemberRecord, SubteamRecord, TeamRecord } from '../schemas/import-records.js';
-import { describeErrors, type SchemaError } from '../schemas/schema-errors.js';
+import type { LeadRecord, MemberRecord, SubteamRecord, TeamRecord } from '../schemas/import-records.js';
+import { checkLead, checkMember, checkSubteam, checkTeam } from '../schemas/record-checks.js';
 import type { Member, Subteam, Team } from './directory.js';
 import { ImportError } from './import-error.js';
 import type { ImportLine } from './import-lines.js';
+import type { RecordKind } from './import-record-fault.js';
 import { captureTimeTooLate } from './instant.js';
 import { COLUMN_MEMBERS, sourceFromV1Flags } from './lead.js';
 import { leadText, paddedWords } from './lead-text.js';
@@ -54,7 +54,12 @@ export type PreparedRecord =
   | { type: 'member'; at: string; member: Member }
   | { type: 'subteam'; at: string; subteam: Subteam }
   | PreparedLead
-  | { type: 'error'; at: string; reason: string };
+  | { type: 'error'; at: string; reason: string }
+  /**
+   * A record that does not fit its schema (src/schemas/import-records.ts): the second half puts
+   * its fault in words (import-record-fault.ts), which loads TypeBox only when a record is bad.
+   */
+  | { type: 'invalid'; at: string; record: RecordKind; value: unknown };
 
 /** The records of some lines of the input, and how many bytes those lines held. */
 export interface PreparedBatch {
@@ -70,25 +75,19 @@ export interface PreparedBatch {
  */
 export type PrepareSettings = ImportConfig & { now: number; paddedWords: boolean };
 
-/** Each record schema with its compiled check (the schema names the fields an error may mean). */
-const checked = <T extends TSchema>(schema: T) => ({ schema, check: Compile(schema) });
-const checkTeam = checked(TeamRecord);
-const checkMember = checked(MemberRecord);
-const checkSubteam = checked(SubteamRecord);
-const checkLead = checked(LeadRecord);
-
+/**
+ * The checks are plain code made from the record schemas (src/schemas/record-checks.ts, `npm run
+ * record-checks`): preparing never loads TypeBox, whose load and compiling were most of a worker's
+ * start.
+ */
 type LeadInput = Static<typeof LeadRecord> & Record<string, unknown>;
 
-/** `value` if it fits the record schema; else the first error, in the words the API uses (schema-errors.ts). */
-function validate<T extends TSchema>(
-  { schema, check }: { schema: T; check: ReturnType<typeof Compile<T>> },
-  value: unknown,
-  at: string,
-): Static<T> {
-  if (check.Check(value)) return value as Static<T>;
-  const first = describeErrors(schema, check.Errors(value) as SchemaError[])[0];
-  throw new ImportError(at, first?.sentence.replace(/^the body /, 'the record ') ?? 'invalid record');
-}
+const invalid = (record: RecordKind, value: unknown, at: string): PreparedRecord => ({
+  type: 'invalid',
+  at,
+  record,
+  value,
+});
 
 /** `null` members mean "no value" (v1 never emits null), so they are dropped before validation. */
 function withoutNulls(record: Record<string, unknown>): Record<string, unknown> {
@@ -139,7 +138,7 @@ export class RecordPreparer {
 
   /**
    * The records of `lines` from the input called `name`. The first bad record becomes an
-   * `error` record and the last one: the second half reports it once every record before it
+   * `error` (or `invalid`) record and the last one: the second half reports it once every record before it
    * is written (one of those may fail first), and nothing after it is prepared.
    */
   lines(name: string, lines: ImportLine[]): PreparedBatch {
@@ -157,7 +156,9 @@ export class RecordPreparer {
           );
         }
         if (line.text.trim() === '') continue;
-        records.push(this.record(line.text, at));
+        const record = this.record(line.text, at);
+        records.push(record);
+        if (record.type === 'invalid') this.failed = true;
       } catch (err) {
         if (!(err instanceof ImportError)) throw err;
         this.failed = true;
@@ -187,7 +188,8 @@ export class RecordPreparer {
     const rec = withoutNulls(value as Record<string, unknown>);
     switch (rec.type) {
       case 'team': {
-        const t = validate(checkTeam, rec, at);
+        if (!checkTeam(rec)) return invalid('team', rec, at);
+        const t = rec as Static<typeof TeamRecord>;
         const timeZone = canonicalTimeZone(t.timeZone ?? 'UTC');
         if (timeZone === null) {
           throw new ImportError(at, `timeZone ${JSON.stringify(t.timeZone)} is not an IANA time zone`);
@@ -196,7 +198,8 @@ export class RecordPreparer {
         return { type: 'team', at, team: { id: t.id, name: t.name, timeZone } };
       }
       case 'member': {
-        const m = validate(checkMember, rec, at);
+        if (!checkMember(rec)) return invalid('member', rec, at);
+        const m = rec as Static<typeof MemberRecord>;
         this.memberTeams.set(m.id, m.teamId);
         const member: Member = {
           id: m.id,
@@ -209,7 +212,8 @@ export class RecordPreparer {
         return { type: 'member', at, member };
       }
       case 'subteam': {
-        const s = validate(checkSubteam, rec, at);
+        if (!checkSubteam(rec)) return invalid('subteam', rec, at);
+        const s = rec as Static<typeof SubteamRecord>;
         const subteam: Subteam = {
           id: s.id,
           teamId: s.teamId,
@@ -220,7 +224,8 @@ export class RecordPreparer {
         return { type: 'subteam', at, subteam };
       }
       case 'lead': {
-        const l = validate(checkLead, rec, at) as LeadInput;
+        if (!checkLead(rec)) return invalid('lead', rec, at);
+        const l = rec as LeadInput;
         const tooLate = captureTimeTooLate(l.epoch, this.settings.now, this.settings.captureToleranceMs);
         if (tooLate !== null) throw new ImportError(at, `epoch ${tooLate}`);
         return this.lead(l, at);

@@ -144,6 +144,11 @@ class Importer {
       }
       case 'error':
         throw new ImportError(r.at, r.reason);
+      case 'invalid':
+        throw new ImportError(
+          r.at,
+          (await import('./import-record-fault.js')).recordFault(r.record, r.value),
+        );
     }
   }
 
