@@ -75,13 +75,13 @@ export interface PreparedBatch {
  */
 export type PrepareSettings = ImportConfig & { now: number; paddedWords: boolean };
 
-/**
- * The checks are plain code made from the record schemas (src/schemas/record-checks.ts, `npm run
- * record-checks`): preparing never loads TypeBox, whose load and compiling were most of a worker's
- * start.
- */
 type LeadInput = Static<typeof LeadRecord> & Record<string, unknown>;
 
+/**
+ * A record its check refuses, its fault put in words by the second half. The checks are plain
+ * code made from the record schemas (src/schemas/record-checks.ts, `npm run record-checks`), so
+ * preparing never loads TypeBox, whose load and compiling were most of a worker's start.
+ */
 const invalid = (record: RecordKind, value: unknown, at: string): PreparedRecord => ({
   type: 'invalid',
   at,
@@ -138,8 +138,8 @@ export class RecordPreparer {
 
   /**
    * The records of `lines` from the input called `name`. The first bad record becomes an
-   * `error` (or `invalid`) record and the last one: the second half reports it once every record before it
-   * is written (one of those may fail first), and nothing after it is prepared.
+   * `error` (or `invalid`) record and the last one: the second half reports it once every
+   * record before it is written (one of those may fail first), and nothing after it is prepared.
    */
   lines(name: string, lines: ImportLine[]): PreparedBatch {
     const records: PreparedRecord[] = [];
