@@ -27,10 +27,10 @@ export interface ImportSource {
 
 /**
  * Input from which an import prepares its records in a worker. A worker takes ~0.1 s and ~16 MiB
- * to start (`node --import tsx bench/import-worker-cost.ts`); docs/import-format.md says why
- * the threshold is where it is.
+ * to start; from about 4 MiB of input on (~11,000 leads) it pays for itself (`node --import tsx
+ * bench/import-worker-cost.ts <leads>`; docs/import-format.md has the figures).
  */
-export const WORKER_FROM_BYTES = 16 << 20;
+export const WORKER_FROM_BYTES = 4 << 20;
 
 /** Bytes handed to the worker at a time: pieces of a stream that yields lines are joined up to this. */
 const PIECE_BYTES = 64 * 1024;

@@ -44,8 +44,8 @@ export interface ImportOptions {
   limits?: ImportLimits;
   /**
    * Prepare the records in a worker thread while this one writes (import-feed.ts): true, every
-   * record; false, none. By default for files of 16 MiB or more, and for input of unknown size
-   * once 16 MiB have been read (WORKER_FROM_BYTES), this thread preparing while it starts.
+   * record; false, none. By default for files of 4 MiB or more, and for input of unknown size
+   * once 4 MiB have been read (WORKER_FROM_BYTES), this thread preparing while it starts.
    */
   worker?: boolean;
 }

@@ -178,7 +178,7 @@ for (const engine of enginesUnderTest()) {
         return Number(/maxRSS=(\d+)/.exec(r.stderr)?.[1]);
       };
       // Both files over WORKER_FROM_BYTES, so both imports start a worker (like with like: it
-      // takes ~30 MiB): 16 MiB of blank lines after the record.
+      // takes ~16 MiB): 17 MiB of blank lines after the record.
       const padding = Array.from({ length: 17 * 1024 }, () => ' '.repeat(1023));
       const small = peakKiB(file([...base, sized(1_048_577), ...padding]));
       const big = peakKiB(file([...base, sized(64 * 1024 * 1024), ...padding]));

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
+import { WORKER_FROM_BYTES } from '../../src/domain/import-feed.js';
 import { type EngineName, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { describeRun, jsonOf, leadline, storeArgs, succeeded } from './cli.js';
 import { dumpLocation, type StoreDump } from './store-dump.js';
@@ -265,11 +266,13 @@ for (const engine of enginesUnderTest()) {
       assert.equal((await s.dump()).leads?.length, 0);
     });
 
-    test('standard input over 16 MiB: a worker takes over part-way; counts, storage order and line numbers hold', async (t) => {
+    test('standard input over WORKER_FROM_BYTES: a worker takes over part-way; counts, storage order and line numbers hold', async (t) => {
       const s = await freshStore(t, engine);
-      // 17 MiB of blank lines, then 20,000 leads: the worker started at 16 MiB is ready (0.3–0.8 s)
-      // while this thread still prepares them, and takes the rest over at a line's end.
-      const blank = `${' '.repeat(1023)}\n`.repeat(17 * 1024);
+      // 1 MiB of blank lines past the threshold, then 20,000 leads: the worker started at the
+      // threshold is ready (~0.1 s) while this thread still prepares lines, and takes the rest
+      // over at a line's end.
+      const blankLines = WORKER_FROM_BYTES / 1024 + 1024;
+      const blank = `${' '.repeat(1023)}\n`.repeat(blankLines);
       const head = `${[team, ana].map((r) => JSON.stringify(r)).join('\n')}\n`;
       const leads = Array.from({ length: 20_000 }, (_, i) => JSON.stringify(lead(`l${i}`, 1000 + i))).join(
         '\n',
@@ -285,7 +288,7 @@ for (const engine of enginesUnderTest()) {
       );
       const bad = leadline([...s.args, 'import', '-'], { input: `${input}{"type":"lead"}\n` });
       assert.notEqual(bad.status, 0, describeRun(bad));
-      assert.ok(bad.stderr.startsWith(`-:${2 + 17 * 1024 + 20_000 + 1}: `), describeRun(bad));
+      assert.ok(bad.stderr.startsWith(`-:${2 + blankLines + 20_000 + 1}: `), describeRun(bad));
     });
 
     test('a missing file is a clear error', async (t) => {
