@@ -177,7 +177,12 @@ export class PostgresImportWriter implements ImportWriter {
     }
     const c = (type: ColumnType, pick: (l: NewLead) => ColumnValue) => column(this.tx, type, leads.map(pick));
     const texts = leads.map((l) => l.text);
-    const leadUuids = leads.map(() => uuid7(this.now));
+    // Joined once, used twice: the leads' own column and the key their events are joined on.
+    const uuids = column(
+      this.tx,
+      'uuid',
+      leads.map(() => uuid7(this.now)),
+    );
     const eventIds = leads.map(() => uuid7(this.now));
     const [f1, f2, f3, f4, f5, f6, f7] = textColumns(texts).map((t) => column(this.tx, 'text', t));
     // One statement per batch, its columns as arrays. Not COPY: postgres.js 3.4 never settles a
@@ -193,7 +198,7 @@ export class PostgresImportWriter implements ImportWriter {
             ${c('text', (l) => l.id)}, ${c('bigint', (l) => l.epoch)}, ${c('text', (l) => l.time)},
             ${c('text', (l) => l.userPid)}, ${c('text', (l) => l.kind)}, ${c('boolean', (l) => l.locationShared)},
             ${c('text', (l) => l.lat)}, ${c('text', (l) => l.long)}, ${c('text', (l) => l.fields)},
-            ${column(this.tx, 'uuid', leadUuids)}, ${c('text', (l) => l.source)}, ${column(this.tx, 'boolean', texts.map(hasEmail))},
+            ${uuids}, ${c('text', (l) => l.source)}, ${column(this.tx, 'boolean', texts.map(hasEmail))},
             ${c('text', (l) => l.firstName)}, ${c('text', (l) => l.lastName)}, ${f1!}, ${f2!}, ${f3!}, ${f4!},
             ${f5!}, ${f6!}, ${f7!}, ${column(this.tx, 'text', texts.map(searchText))})
           WITH ORDINALITY AS u(team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat,
@@ -210,7 +215,7 @@ export class PostgresImportWriter implements ImportWriter {
         -- A new lead's lead.created event, in this transaction, when its team takes events.
         INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
         SELECT e.id, ins.team_id, 'lead.created', ins.seq, ${this.now}
-        FROM ins JOIN unnest(${column(this.tx, 'uuid', leadUuids)}, ${column(this.tx, 'uuid', eventIds)})
+        FROM ins JOIN unnest(${uuids}, ${column(this.tx, 'uuid', eventIds)})
           AS e(lead_uuid, id) ON e.lead_uuid = ins.uuid
         WHERE ins.inserted AND ${this.tx.unsafe(wantsLeadCreated('ins.team_id'))}
         ORDER BY ins.seq
