@@ -8,8 +8,8 @@ import { LeadRecord, MemberRecord, SubteamRecord, TeamRecord } from '../src/sche
  * Regenerates src/schemas/record-checks.ts, the import records' checks as plain code: `npm run
  * record-checks` after a change to src/schemas/import-records.ts (test/unit/record-checks.test.ts
  * fails until then). An import's worker thread then starts without loading TypeBox and compiling
- * the schemas — most of its start (docs/import-format.md, "Two cores for a large import"); TypeBox is loaded
- * only to put a bad record's fault in words (src/domain/import-record-fault.ts).
+ * the schemas — most of its start (docs/import-format.md, "Two cores for a large import");
+ * TypeBox is loaded only to put a bad record's fault in words (src/domain/import-record-fault.ts).
  */
 const RECORDS: [name: string, schema: TSchema][] = [
   ['checkTeam', TeamRecord],

@@ -26,7 +26,7 @@ export interface ImportSource {
 }
 
 /**
- * Input from which an import prepares its records in a worker. A worker takes ~0.1 s and ~16 MiB
+ * Input from which an import prepares its records in a worker. A worker takes ~0.15 s and ~12 MiB
  * to start; from about 4 MiB of input on (~11,000 leads) it pays for itself (`node --import tsx
  * bench/import-worker-cost.ts <leads>`; docs/import-format.md has the figures).
  */

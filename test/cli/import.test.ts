@@ -269,7 +269,7 @@ for (const engine of enginesUnderTest()) {
     test('standard input over WORKER_FROM_BYTES: a worker takes over part-way; counts, storage order and line numbers hold', async (t) => {
       const s = await freshStore(t, engine);
       // 1 MiB of blank lines past the threshold, then 20,000 leads: the worker started at the
-      // threshold is ready (~0.1 s) while this thread still prepares lines, and takes the rest
+      // threshold is ready (~0.15 s) while this thread still prepares lines, and takes the rest
       // over at a line's end.
       const blankLines = WORKER_FROM_BYTES / 1024 + 1024;
       const blank = `${' '.repeat(1023)}\n`.repeat(blankLines);
