@@ -14,7 +14,7 @@ import {
   workerPlan,
 } from '../src/domain/import-feed.js';
 import type { PreparedBatch, PreparedLead } from '../src/domain/import-prepare.js';
-import { paddedWords as padded } from '../src/domain/lead-text.js';
+import { hasEmail, paddedWords as padded } from '../src/domain/lead-text.js';
 import { seedRecords } from '../src/domain/seed.js';
 import { dumpStore } from './cli/store-dump.js';
 import { makeStore } from './helpers.js';
@@ -198,10 +198,10 @@ describe('import in a worker thread', () => {
     assert.equal(bytes(handedOver), bytes(here));
   });
 
-  test("a lead's padded words are prepared only for a store that indexes them (SQLite), in either thread", async () => {
+  test('a store that indexes padded words (SQLite) is sent them and whether there is an e-mail, not the folded text, from either thread', async () => {
     const text = `${[...seedRecords({ teams: 1, membersPerTeam: 2, leads: 50, seed: 'words', now: NOW })].join('\n')}\n`;
     for (const startAt of [Number.POSITIVE_INFINITY, 0]) {
-      for (const paddedWords of [true, false]) {
+      const prepared = async (paddedWords: boolean) => {
         const leads: PreparedLead[] = [];
         for await (const b of preparedBatches(
           [source(text)],
@@ -210,11 +210,24 @@ describe('import in a worker thread', () => {
         ))
           for (const r of b.records) if (r.type === 'lead') leads.push(r);
         assert.equal(leads.length, 50);
-        for (const l of leads) {
-          assert.ok(l.text.some((t) => t !== ''));
-          assert.deepEqual(l.words, paddedWords ? l.text.map(padded) : null);
-        }
+        return leads;
+      };
+      const folded = await prepared(false);
+      const withWords = await prepared(true);
+      for (const [i, l] of folded.entries()) {
+        const text = l.text;
+        assert.ok(text !== null);
+        assert.ok(text.some((t) => t !== ''));
+        assert.equal(l.words, null);
+        assert.equal(l.hasEmail, hasEmail(text));
+        const w = withWords[i]!;
+        assert.equal(w.text, null);
+        assert.deepEqual(w.words, text.map(padded));
+        // Otherwise the same lead.
+        assert.deepEqual({ ...w, text, words: null }, l);
       }
+      // Both answers of hasEmail occur, so the comparison above can tell them apart.
+      assert.deepEqual(new Set(withWords.map((w) => w.hasEmail)), new Set([true, false]));
     }
   });
 

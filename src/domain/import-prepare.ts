@@ -16,7 +16,7 @@ import type { ImportLine } from './import-lines.js';
 import type { RecordKind } from './import-record-fault.js';
 import { captureTimeTooLate } from './instant.js';
 import { COLUMN_MEMBERS, sourceFromV1Flags } from './lead.js';
-import { leadText, paddedWords } from './lead-text.js';
+import { hasEmail, leadText, paddedWords } from './lead-text.js';
 import { findUnstorableText } from './storable-text.js';
 import type { NewLead } from './store.js';
 import { canonicalTimeZone, timeLabel } from './time-label.js';
@@ -26,7 +26,10 @@ import { canonicalTimeZone, timeLabel } from './time-label.js';
  * gathered it, read from the store by the second half).
  */
 export interface PreparedLead
-  extends Pick<NewLead, 'epoch' | 'kind' | 'locationShared' | 'lat' | 'long' | 'fields' | 'source' | 'text'> {
+  extends Pick<
+    NewLead,
+    'epoch' | 'kind' | 'locationShared' | 'lat' | 'long' | 'fields' | 'source' | 'text' | 'hasEmail'
+  > {
   type: 'lead';
   /** Where the record came from, as `file:line`. */
   at: string;
@@ -44,7 +47,7 @@ export interface PreparedLead
   time: string | null;
   /** That label, computed here when this import named the member's team and its zone before. */
   label: { timeZone: string; time: string } | null;
-  /** `text` padded for trigram search (NewLead `words`), when the store wants them. */
+  /** `text` padded for trigram search (NewLead `words`), sent instead of `text` to a store that wants them. */
   words: string[] | null;
 }
 
@@ -257,6 +260,8 @@ export class RecordPreparer {
       if (timeZone !== undefined) label = { timeZone, time: timeLabel(rec.epoch, timeZone) };
     }
     const text = fault === null ? leadText(fields, { firstName: null, lastName: null }) : [];
+    // A store that indexes padded words is sent those instead of the folded text (NewLead `text`).
+    const padded = this.settings.paddedWords;
     return {
       type: 'lead',
       at,
@@ -274,8 +279,9 @@ export class RecordPreparer {
       long: rec.long ?? null,
       fields: JSON.stringify(fields),
       source: sourceFromV1Flags(kind, fields.isManual === true, fields.apptoapp === true),
-      text,
-      words: this.settings.paddedWords ? text.map(paddedWords) : null,
+      text: padded ? null : text,
+      words: padded ? text.map(paddedWords) : null,
+      hasEmail: hasEmail(text),
     };
   }
 }

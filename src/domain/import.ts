@@ -85,6 +85,7 @@ function completeLead(lead: PreparedLead, collector: Collector): NewLead {
     lastName: null,
     text: lead.text,
     words: lead.words ?? undefined,
+    hasEmail: lead.hasEmail,
   };
 }
 

@@ -45,6 +45,22 @@ export function words(folded: string): string[] {
   return folded.split(/[^\p{L}\p{N}]+/u).filter((w) => w.length > 0);
 }
 
+const EMAIL = TEXT_FIELDS.indexOf('email');
+
+/** Whether folded text holds an e-mail (v2's `hasEmail` filter). */
+export function hasEmail(text: LeadText): boolean {
+  return (text[EMAIL] ?? '') !== '';
+}
+
+/**
+ * A lead's folded text, for a store that indexes it (PostgreSQL): such a store's import prepares
+ * its leads with their folded text, never with padded words only (store.ts LeadSearchText).
+ */
+export function foldedText(lead: { text: LeadText | null }): LeadText {
+  if (lead.text === null) throw new Error('a lead with padded words only, where its folded text is indexed');
+  return lead.text;
+}
+
 /** A name split the way v2 reports it when only a full name is known: first word, the rest. */
 export function splitName(name: string): { first: string | null; last: string | null } {
   const parts = name.trim().split(/\s+/u).filter(Boolean);
@@ -82,6 +98,15 @@ export function leadField(fields: Record<string, unknown>, given: GivenName, fie
 /** Every searchable field of a lead, folded, in TEXT_FIELDS order (v2 names → v1 `fields` members). */
 export function leadText(fields: Record<string, unknown>, given: GivenName): LeadText {
   return TEXT_FIELDS.map((f) => leadField(fields, given, f));
+}
+
+/** A lead's searchable text and whether it holds an e-mail (NewLead `text` and `hasEmail`). */
+export function searchable(
+  fields: Record<string, unknown>,
+  given: GivenName,
+): { text: LeadText; hasEmail: boolean } {
+  const text = leadText(fields, given);
+  return { text, hasEmail: hasEmail(text) };
 }
 
 /** pg_trgm's trigrams of one word: two spaces before, one after. */

@@ -3,7 +3,7 @@ import type { Member, Team } from './directory.js';
 import { invalidParams } from './errors.js';
 import { captureTimeTooLate, parseInstant } from './instant.js';
 import type { LeadKind, LeadSource } from './lead.js';
-import { leadText } from './lead-text.js';
+import { searchable } from './lead-text.js';
 import type { NewLead } from './store.js';
 import { timeLabel } from './time-label.js';
 
@@ -102,6 +102,6 @@ export function newLeadFrom(
     source: body.leadSource,
     firstName,
     lastName,
-    text: leadText(fields, { firstName, lastName }),
+    ...searchable(fields, { firstName, lastName }),
   };
 }

@@ -229,13 +229,19 @@ export interface NewLead {
   source: LeadSource;
   firstName: string | null;
   lastName: string | null;
-  /** Folded searchable text (lead-text.ts); `hasEmail` is `text` having an e-mail. */
-  text: LeadText;
   /**
-   * Each `text` field's words padded for trigram search (lead-text.ts `paddedWords`), when
+   * Folded searchable text (lead-text.ts); null when `words` are given instead: an import into a
+   * store that indexes padded words (ImportWriter `storesPaddedWords`) does not send the folded
+   * text, which that store does not read, from the thread that prepares its records.
+   */
+  text: LeadText | null;
+  /**
+   * Each searchable field's words padded for trigram search (lead-text.ts `paddedWords`), when
    * computed ahead: an import computes them where it prepares its records, off the writing thread.
    */
   words?: string[];
+  /** Whether the folded text holds an e-mail (lead-text.ts `hasEmail`). */
+  hasEmail: boolean;
 }
 
 /** A record put aside until the records it references have been seen. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Lead } from '../../src/domain/lead.js';
-import { leadText } from '../../src/domain/lead-text.js';
+import { searchable } from '../../src/domain/lead-text.js';
 import type { NewLead, Store } from '../../src/domain/store.js';
 import { leadIds, randomLeadId } from '../../src/storage/lead-id.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
@@ -28,7 +28,7 @@ function newLead(teamId: number, memberId: number, epoch: number): NewLead {
     source: 'MANUAL',
     firstName: 'Id',
     lastName: 'Probe',
-    text: leadText(fields, { firstName: 'Id', lastName: 'Probe' }),
+    ...searchable(fields, { firstName: 'Id', lastName: 'Probe' }),
   };
 }
 

@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import { base, de, en, es, Faker, fr } from '@faker-js/faker';
 import postgres from 'postgres';
 import type { Lead } from '../../src/domain/lead.js';
-import { FUZZY_THRESHOLD, fold, leadText, wordSimilarity } from '../../src/domain/lead-text.js';
+import { FUZZY_THRESHOLD, fold, leadText, searchable, wordSimilarity } from '../../src/domain/lead-text.js';
 import type { LeadFilter, NewLead } from '../../src/domain/store.js';
 import { migrate } from '../../src/storage/postgres/migrations.js';
 import { searchQuery } from '../../src/storage/postgres/postgres-search.js';
@@ -327,6 +327,6 @@ function newLead(memberId: number, id: string): NewLead {
     source: 'QR_CODE_SCAN',
     firstName: null,
     lastName: null,
-    text: leadText(fields, { firstName: null, lastName: null }),
+    ...searchable(fields, { firstName: null, lastName: null }),
   };
 }

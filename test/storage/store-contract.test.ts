@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { hashKey } from '../../src/domain/api-key.js';
 import type { Lead } from '../../src/domain/lead.js';
-import { leadText } from '../../src/domain/lead-text.js';
+import { searchable } from '../../src/domain/lead-text.js';
 import type { EpochRange, RangeScope, Store } from '../../src/domain/store.js';
 import { SUBTEAM_WINDOW } from '../../src/storage/rows.js';
 import { enginesUnderTest, makeEngineStore } from '../engines.js';
@@ -32,7 +32,7 @@ const noText = {
   source: 'PROFILE_CONNECTION',
   firstName: null,
   lastName: null,
-  text: leadText({}, { firstName: null, lastName: null }),
+  ...searchable({}, { firstName: null, lastName: null }),
 } as const;
 
 async function collect(store: Store, scope: RangeScope, range: EpochRange, batch: number): Promise<Lead[]> {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Lead } from '../../src/domain/lead.js';
-import { fold, leadText, type TextField } from '../../src/domain/lead-text.js';
+import { fold, searchable, type TextField } from '../../src/domain/lead-text.js';
 import type {
   IdempotencyClaim,
   LeadFilter,
@@ -106,7 +106,7 @@ function created(
     source: 'QR_CODE_SCAN',
     firstName,
     lastName,
-    text: leadText(fields, { firstName, lastName }),
+    ...searchable(fields, { firstName, lastName }),
   };
 }
 

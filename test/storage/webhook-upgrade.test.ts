@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
-import { leadText } from '../../src/domain/lead-text.js';
+import { leadText, searchable } from '../../src/domain/lead-text.js';
 import type { NewLead, Store } from '../../src/domain/store.js';
 import { migrate as migratePg } from '../../src/storage/postgres/migrations.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
@@ -45,8 +45,9 @@ const oldLead: NewLead = {
   source: 'PROFILE_CONNECTION',
   firstName: null,
   lastName: null,
-  text: leadText(FIELDS, { firstName: null, lastName: null }),
+  ...searchable(FIELDS, { firstName: null, lastName: null }),
 };
+const OLD_TEXT = leadText(FIELDS, { firstName: null, lastName: null });
 
 /** After the upgrade: the old lead unchanged and without an event; new leads get theirs. */
 async function checkUpgraded(store: Store): Promise<void> {
@@ -128,7 +129,7 @@ describe('webhooks: a store written before migration 5', () => {
           fields, uuid, created_at, source, has_email, text_fields, search)
         VALUES (${TEAM}, ${MEMBER}, 'old-1', ${oldLead.epoch}, ${oldLead.time}, 'p-old', 'connection', false,
           ${oldLead.fields}, gen_random_uuid(), 1700000000000, 'PROFILE_CONNECTION', true,
-          ${sql.array(oldLead.text)}::text[], ${oldLead.text.join(' ')})`;
+          ${sql.array(OLD_TEXT)}::text[], ${OLD_TEXT.join(' ')})`;
       await sql.end();
       store = PostgresStore.open(schemaUrl(url, schema));
       const report = await store.migrate();

@@ -1,8 +1,8 @@
 import type { Sql, TransactionSql } from 'postgres';
-import { leadText } from '../../domain/lead-text.js';
+import { hasEmail, leadText } from '../../domain/lead-text.js';
 import type { MigrationReport } from '../../domain/store.js';
 import { MigrationError } from '../migration-error.js';
-import { hasEmail, searchText, textColumns } from './postgres-text.js';
+import { searchText, textColumns } from './postgres-text.js';
 import { ensureTrigram } from './trigram.js';
 
 interface Migration {

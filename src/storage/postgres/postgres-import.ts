@@ -1,10 +1,11 @@
 import type { TransactionSql } from 'postgres';
 import type { Member, Subteam, Team } from '../../domain/directory.js';
+import { foldedText } from '../../domain/lead-text.js';
 import type { Collector, ImportWriter, NewLead, StagedRecord } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
 import { wantsLeadCreated } from '../webhook-rows.js';
 import { type PgMemberRow, pgToMember } from './postgres-directory.js';
-import { hasEmail, searchText, textColumns } from './postgres-text.js';
+import { searchText, textColumns } from './postgres-text.js';
 
 const STAGE_BATCH = 1000;
 
@@ -176,7 +177,7 @@ export class PostgresImportWriter implements ImportWriter {
       } else leads[i] = l;
     }
     const c = (type: ColumnType, pick: (l: NewLead) => ColumnValue) => column(this.tx, type, leads.map(pick));
-    const texts = leads.map((l) => l.text);
+    const texts = leads.map(foldedText);
     // Joined once, used twice: the leads' own column and the key their events are joined on.
     const uuids = column(
       this.tx,
@@ -198,7 +199,7 @@ export class PostgresImportWriter implements ImportWriter {
             ${c('text', (l) => l.id)}, ${c('bigint', (l) => l.epoch)}, ${c('text', (l) => l.time)},
             ${c('text', (l) => l.userPid)}, ${c('text', (l) => l.kind)}, ${c('boolean', (l) => l.locationShared)},
             ${c('text', (l) => l.lat)}, ${c('text', (l) => l.long)}, ${c('text', (l) => l.fields)},
-            ${uuids}, ${c('text', (l) => l.source)}, ${column(this.tx, 'boolean', texts.map(hasEmail))},
+            ${uuids}, ${c('text', (l) => l.source)}, ${c('boolean', (l) => l.hasEmail)},
             ${c('text', (l) => l.firstName)}, ${c('text', (l) => l.lastName)}, ${f1!}, ${f2!}, ${f3!}, ${f4!},
             ${f5!}, ${f6!}, ${f7!}, ${column(this.tx, 'text', texts.map(searchText))})
           WITH ORDINALITY AS u(team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat,

@@ -1,6 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Sql, TransactionSql } from 'postgres';
 import type { Lead } from '../../domain/lead.js';
+import { foldedText } from '../../domain/lead-text.js';
 import type {
   ChangesPage,
   CreateResult,
@@ -28,7 +29,7 @@ import {
   type Query,
   searchQuery,
 } from './postgres-search.js';
-import { hasEmail, searchText } from './postgres-text.js';
+import { searchText } from './postgres-text.js';
 import type { TrigramSchema } from './trigram.js';
 
 /** Leads per PostgreSQL range query: ten v1 batches a round trip. */
@@ -190,6 +191,7 @@ export class PostgresLeadStore implements LeadStore {
 
   /** One transaction on the primary: the claim, the lead, its webhook event and reading it back. */
   async create(lead: NewLead, claim: IdempotencyClaim | null): Promise<CreateResult> {
+    const text = foldedText(lead);
     return (await this.sql.begin(async (tx) => {
       const now = Date.now();
       const uuid = uuid7(now);
@@ -211,8 +213,8 @@ export class PostgresLeadStore implements LeadStore {
           text_fields, search)
         VALUES (${lead.teamId}, ${seq}, ${lead.memberId}, ${id}, ${lead.epoch}, ${lead.time},
           ${lead.userPid}, ${lead.kind}, ${lead.locationShared}, ${lead.lat}, ${lead.long}, ${lead.fields}, ${uuid},
-          ${now}, ${lead.source}, ${hasEmail(lead.text)}, ${lead.firstName}, ${lead.lastName},
-          ${tx.array(lead.text)}::text[], ${searchText(lead.text)})
+          ${now}, ${lead.source}, ${lead.hasEmail}, ${lead.firstName}, ${lead.lastName},
+          ${tx.array(text)}::text[], ${searchText(text)})
         RETURNING team_id, seq)
       INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
         SELECT ${uuid7(now)}, team_id, 'lead.created', seq, ${now} FROM ins

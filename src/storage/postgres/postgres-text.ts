@@ -11,10 +11,6 @@ export function searchText(text: LeadText): string {
   return text.join(' ');
 }
 
-export function hasEmail(text: LeadText): boolean {
-  return (text[TEXT_FIELDS.indexOf('email')] ?? '') !== '';
-}
-
 /** The `text_fields` subscript (SQL arrays count from 1) of a field. */
 export function textFieldIndex(field: TextField): number {
   const i = TEXT_FIELDS.indexOf(field);

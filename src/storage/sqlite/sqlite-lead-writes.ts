@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import { leadText, paddedWords, TEXT_FIELDS } from '../../domain/lead-text.js';
+import { foldedText, leadText, paddedWords } from '../../domain/lead-text.js';
 import type { NewLead } from '../../domain/store.js';
 
 /**
@@ -13,8 +13,6 @@ import type { NewLead } from '../../domain/store.js';
 export const LEAD_INSERT = `INSERT INTO leads (team_id, member_id, lead_id, epoch, time, user_pid, kind,
     location_shared, lat, long, fields, uuid, created_at, source, has_email, first_name, last_name)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
-
-const EMAIL = TEXT_FIELDS.indexOf('email');
 
 export function leadValues(l: NewLead, id: string, uuid: string, createdAt: number): unknown[] {
   return [
@@ -32,7 +30,7 @@ export function leadValues(l: NewLead, id: string, uuid: string, createdAt: numb
     uuid,
     createdAt,
     l.source,
-    (l.text[EMAIL] ?? '') !== '' ? 1 : 0,
+    l.hasEmail ? 1 : 0,
     l.firstName,
     l.lastName,
   ];
@@ -44,7 +42,7 @@ export const INSERT_LEAD_TEXT = `INSERT INTO lead_text (rowid, first_name, last_
 
 /** Parameters for INSERT_LEAD_TEXT: the FTS5 index holds each field's padded words. */
 export function leadTextValues(seq: number, l: NewLead): unknown[] {
-  return [seq, ...(l.words ?? l.text.map(paddedWords))];
+  return [seq, ...(l.words ?? foldedText(l).map(paddedWords))];
 }
 
 /** Needs no old values: the contentless table is declared with `contentless_delete = 1`. */
