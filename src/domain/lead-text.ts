@@ -53,8 +53,8 @@ export function hasEmail(text: LeadText): boolean {
 }
 
 /**
- * A lead's folded text, for a store that indexes it (PostgreSQL): such a store's import prepares
- * its leads with their folded text, never with padded words only (store.ts LeadSearchText).
+ * A lead's folded text where it is needed. Every lead has it but one an import prepared for a
+ * store that takes padded words instead (NewLead `text`), and only that store is given such a lead.
  */
 export function foldedText(lead: { text: LeadText | null }): LeadText {
   if (lead.text === null) throw new Error('a lead with padded words only, where its folded text is indexed');
