@@ -145,7 +145,9 @@ async function main(): Promise<void> {
     const deliverMs = s.last - start;
     const [cpu, rcpu, wall] = [ownCpu() - cpu0, (await receiverCpu()) - rcpu0, Date.now() - start];
     await loop2.stop();
-    console.log(`engine ${engine}; settings: poll ${config.pollMs} ms, concurrency ${config.concurrency}`);
+    console.log(
+      `engine ${engine}; settings: poll ${config.pollMs} ms, concurrency ${config.concurrency}, per team ${config.teamConcurrency}`,
+    );
     console.log(
       `creation -> delivery latency over ${lat.length} leads: p50 ${pct(lat, 50)} ms, p99 ${pct(lat, 99)} ms`,
     );

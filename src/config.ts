@@ -266,6 +266,13 @@ export interface WebhookConfig {
   pollMs: number;
   /** Deliveries one instance has in flight at once. */
   concurrency: number;
+  /**
+   * Of those, at most this many for one team (issue 36): a team whose receivers stall holds no
+   * more than this many slots, and the others stay free for every other team.
+   */
+  teamConcurrency: number;
+  /** Endpoints one team may register (issue 36). */
+  maxEndpoints: number;
 }
 
 /**
@@ -293,6 +300,7 @@ function webhookSettings(
   if (secretKey !== null && (secretKey.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(rawKey!)))
     problems.push('LEADLINE_WEBHOOK_SECRET_KEY: expected 32 bytes in base64 (openssl rand -base64 32)');
   const DAY = 86_400_000;
+  const concurrency = int('LEADLINE_WEBHOOK_CONCURRENCY', 64, 1, 1000);
   return {
     allowPrivate: allow === 'true',
     secretKey,
@@ -300,7 +308,9 @@ function webhookSettings(
     disableAfterMs: int('LEADLINE_WEBHOOK_DISABLE_AFTER_DAYS', 5, 1, 365) * DAY,
     retentionMs: int('LEADLINE_WEBHOOK_RETENTION_DAYS', 30, 1, 3650) * DAY,
     pollMs: int('LEADLINE_WEBHOOK_POLL_MS', 100, 10, 60_000),
-    concurrency: int('LEADLINE_WEBHOOK_CONCURRENCY', 64, 1, 1000),
+    concurrency,
+    teamConcurrency: Math.min(concurrency, int('LEADLINE_WEBHOOK_TEAM_CONCURRENCY', 16, 1, 1000)),
+    maxEndpoints: int('LEADLINE_WEBHOOK_MAX_ENDPOINTS', 20, 1, 1000),
   };
 }
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadWebhookConfig, parseIsoTime } from '../config.js';
 import { destinationProblem } from '../delivery/destination.js';
-import { EVENT_TYPES } from '../domain/webhook.js';
+import { EndpointLimitReached, EVENT_TYPES } from '../domain/webhook.js';
 import { newSigningSecret, SecretSeal } from '../domain/webhook-secret.js';
 import { endpointToWire } from '../domain/webhook-wire.js';
 import { CommandError } from './command-error.js';
@@ -72,16 +72,25 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
               throw new CommandError(`--members: no member ${m} in team ${teamId}`);
           }
           const secret = newSigningSecret();
-          const endpoint = await store.webhooks.addEndpoint({
-            teamId,
-            url: opts.url,
-            description: opts.description ?? null,
-            eventTypes: [...EVENT_TYPES],
-            members,
-            subteams: ids('--subteams', opts.subteams),
-            secret: new SecretSeal(config.secretKey).seal(secret),
-            createdAt: Date.now(),
-          });
+          const endpoint = await store.webhooks
+            .addEndpoint(
+              {
+                teamId,
+                url: opts.url,
+                description: opts.description ?? null,
+                eventTypes: [...EVENT_TYPES],
+                members,
+                subteams: ids('--subteams', opts.subteams),
+                secret: new SecretSeal(config.secretKey).seal(secret),
+                createdAt: Date.now(),
+              },
+              config.maxEndpoints,
+            )
+            .catch((err: unknown) => {
+              if (err instanceof EndpointLimitReached)
+                throw new CommandError(`team ${teamId}: ${err.detail}`);
+              throw err;
+            });
           out.result(
             { teamId, ...endpointToWire(endpoint, secret) },
             `endpoint ${endpoint.id} for team ${teamId}: signing secret ${secret}\n(shown once: give it to the receiver now)`,

@@ -40,10 +40,19 @@ const START_WITHIN_MS = CLAIM_LEASE_MS / 2;
  *   deliveries.
  * An attempt a crash leaves unrecorded, like one the store failed to record, and a delivery
  * claimed and not started, are attempted again when their lease runs out: at least once.
+ *
+ * One team cannot take the loop from the others (issue 36): every attempt ends within its
+ * deadline (send.ts); a team has at most `teamConcurrency` attempts in flight and as many
+ * claimed ahead, and claims take each team's oldest due deliveries, so another team's backlog
+ * never stands in front of them; a batch the store refuses is recorded one attempt at a time.
  */
 export class DeliveryLoop {
   private running = false;
   private inFlight = 0;
+  /** Per team: attempts in flight. */
+  private readonly teamInFlight = new Map<number, number>();
+  /** Per team: attempts in flight and deliveries claimed ahead (what the claim's share counts). */
+  private readonly teamHeld = new Map<number, number>();
   private readonly attempts = new Set<Promise<void>>();
   /** Claimed and not started yet, oldest first, with when they were claimed. */
   private reserve: { d: ClaimedDelivery; claimedAt: number }[] = [];
@@ -97,6 +106,7 @@ export class DeliveryLoop {
     this.recordTimer = null;
     const unstarted = this.reserve.map((r) => r.d);
     this.reserve = [];
+    this.teamHeld.clear();
     try {
       await this.record();
       await this.store.deliveries.release(unstarted, this.now());
@@ -140,21 +150,35 @@ export class DeliveryLoop {
     const want = 2 * this.config.concurrency - this.inFlight - this.reserve.length;
     if (want <= 0 || !this.running) return;
     const now = this.now();
-    const claimed = await this.store.deliveries.claim(want, now);
+    const perTeam = 2 * this.config.teamConcurrency;
+    const claimed = await this.store.deliveries.claim(want, now, { perTeam, held: this.teamHeld });
     this.moreDue = claimed.length === want;
-    for (const d of claimed) this.reserve.push({ d, claimedAt: now });
+    for (const d of claimed) {
+      this.reserve.push({ d, claimedAt: now });
+      count(this.teamHeld, d.teamId, 1);
+    }
     this.startAttempts();
   }
 
+  /** Starts what the free slots take, oldest claim first, skipping teams at their limit. */
   private startAttempts(): void {
-    while (this.running && this.inFlight < this.config.concurrency && this.reserve.length > 0) {
-      const { d, claimedAt } = this.reserve.shift()!;
-      if (this.now() - claimedAt > START_WITHIN_MS) {
+    if (!this.running) return;
+    const waiting: typeof this.reserve = [];
+    for (const r of this.reserve) {
+      const { d, claimedAt } = r;
+      if (this.inFlight >= this.config.concurrency) {
+        waiting.push(r);
+      } else if (this.now() - claimedAt > START_WITHIN_MS) {
+        count(this.teamHeld, d.teamId, -1);
         this.logger.warn({ delivery: d.id }, 'webhook delivery: claimed too long ago; left to its lease');
-        continue;
+      } else if ((this.teamInFlight.get(d.teamId) ?? 0) >= this.config.teamConcurrency) {
+        waiting.push(r);
+      } else {
+        count(this.teamInFlight, d.teamId, 1);
+        this.track(d.teamId, this.attempt(d));
       }
-      this.track(this.attempt(d));
     }
+    this.reserve = waiting;
   }
 
   /**
@@ -185,21 +209,34 @@ export class DeliveryLoop {
       });
   }
 
-  /** Records the finished attempts in one batch. Unrecorded (the store failed), each is attempted again after its lease. */
+  /**
+   * Records the finished attempts in one batch; when the store refuses the batch, one attempt at
+   * a time, so one row it cannot take does not hold back the rest. An attempt left unrecorded is
+   * made again after its lease (at most MAX_ATTEMPTS in all: the store claims none after that).
+   */
   private async record(): Promise<void> {
     if (this.finished.length === 0) return;
     const batch = this.finished;
     this.finished = [];
+    let recorded = batch;
     try {
       await this.store.deliveries.recordAttempts(batch);
     } catch (err) {
-      this.logger.error(
-        { err, deliveries: batch.map((a) => a.delivery.id) },
-        'webhook delivery: could not record attempts; they will be made again after their lease',
-      );
-      return;
+      if (batch.length === 1) {
+        this.unrecorded(err, batch);
+        return;
+      }
+      recorded = [];
+      for (const a of batch) {
+        try {
+          await this.store.deliveries.recordAttempts([a]);
+          recorded.push(a);
+        } catch (one) {
+          this.unrecorded(one, [a]);
+        }
+      }
     }
-    for (const { delivery, outcome } of batch) {
+    for (const { delivery, outcome } of recorded) {
       if (outcome.kind === 'failed-and-disable') {
         this.logger.warn(
           { endpoint: delivery.endpointId, reason: outcome.reason },
@@ -209,11 +246,20 @@ export class DeliveryLoop {
     }
   }
 
-  private track(p: Promise<void>): void {
+  private unrecorded(err: unknown, attempts: FinishedAttempt[]): void {
+    this.logger.error(
+      { err, deliveries: attempts.map((a) => a.delivery.id) },
+      'webhook delivery: could not record attempts; they will be made again after their lease',
+    );
+  }
+
+  private track(team: number, p: Promise<void>): void {
     this.inFlight++;
     this.attempts.add(p);
     p.finally(() => {
       this.inFlight--;
+      count(this.teamInFlight, team, -1);
+      count(this.teamHeld, team, -1);
       this.attempts.delete(p);
       this.startAttempts();
       if (this.inFlight === 0 || (this.moreDue && this.reserve.length * 2 <= this.config.concurrency))
@@ -268,4 +314,11 @@ export class DeliveryLoop {
       this.wake = done;
     });
   }
+}
+
+/** Adds `by` to a team's count, forgetting teams that reach zero. */
+function count(counts: Map<number, number>, team: number, by: number): void {
+  const n = (counts.get(team) ?? 0) + by;
+  if (n > 0) counts.set(team, n);
+  else counts.delete(team);
 }

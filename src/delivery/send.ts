@@ -3,8 +3,9 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { storableExcerpt } from '../domain/storable-text.js';
 import type { AddressPolicy } from '../domain/webhook-address.js';
-import { addressProblem, hostOf } from '../domain/webhook-address.js';
+import { addressProblem, hostOf, urlProblem } from '../domain/webhook-address.js';
 import {
   ATTEMPT_TIMEOUT_MS,
   type AttemptResult,
@@ -18,10 +19,43 @@ import {
  * by the `standardwebhooks` library with every secret that signs now; connections only to
  * addresses the policy allows — checked on what the resolver returns and again on the socket's
  * remote address —; no redirects followed (node:http never follows); the answer read up to a cap.
+ *
+ * An attempt ends within its deadline whatever the receiver does (issue 36): one timer covers the
+ * connection, the status line and the whole answer, and settles the attempt itself instead of
+ * waiting for the socket's events — a response destroyed without an error emits neither `end`
+ * nor `error` on Node 20, which once left an attempt, and its slot in the loop, unsettled.
  */
 
 export class RefusedAddress extends Error {
   override name = 'RefusedAddress';
+}
+
+/** The attempt's deadline passed, or the answer ended early: words for the record, as they are. */
+class AttemptCut extends Error {
+  override name = 'AttemptCut';
+}
+
+/** TLS failures are named by their code only: the owner needs that much, nobody needs more. */
+const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|EPROTO$)|CERT|SELF_SIGNED|UNABLE_TO_/;
+
+/**
+ * Why an attempt got no answer, in words that tell an endpoint's owner what to fix — refused,
+ * timed out, a certificate — and nothing more: no address, port or library message, so the
+ * record cannot be used to map a network through the service.
+ */
+export function noAnswerWords(err: Error): string {
+  if (err instanceof RefusedAddress) return `refused: ${err.message}`;
+  if (err instanceof AttemptCut) return err.message;
+  const code = String((err as NodeJS.ErrnoException).code ?? '');
+  if (code === 'ECONNREFUSED') return 'no answer: connection refused';
+  if (code === 'ECONNRESET' || code === 'EPIPE') return 'no answer: connection reset';
+  if (code === 'ETIMEDOUT') return 'no answer: connection timed out';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_NODATA') {
+    return 'no answer: the host name does not resolve';
+  }
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return 'no answer: host unreachable';
+  if (TLS_CODE.test(code)) return `no answer: TLS failed (${code})`;
+  return 'no answer: connection failed';
 }
 
 /** Signers kept per secret: `new Webhook(secret)` decodes the secret, once per secret is enough. */
@@ -51,6 +85,8 @@ export class Sender {
     private readonly policy: AddressPolicy,
     maxSockets: number,
     resolve: typeof dnsLookup = dnsLookup,
+    /** Connection, status line and answer together: ATTEMPT_TIMEOUT_MS (tests shorten it). */
+    private readonly deadlineMs: number = ATTEMPT_TIMEOUT_MS,
   ) {
     const options = { keepAlive: true, maxSockets, scheduling: 'lifo' as const };
     this.agents = { 'http:': new http.Agent(options), 'https:': new https.Agent(options) };
@@ -72,6 +108,7 @@ export class Sender {
   /**
    * `at`: when the attempt counts as made (the loop's clock). The signature's timestamp is this
    * machine's wall clock, which receivers compare with theirs (Standard Webhooks: ±5 minutes).
+   * Never rejects; settles within the deadline.
    */
   async send(d: ClaimedDelivery, secrets: string[], at: number = Date.now()): Promise<AttemptResult> {
     const signedAt = Date.now();
@@ -80,8 +117,12 @@ export class Sender {
       at,
       status,
       latencyMs: Math.round(performance.now() - started),
-      answer: answer.slice(0, RECORDED_ANSWER_BYTES),
+      answer: storableExcerpt(answer, RECORDED_ANSWER_BYTES),
     });
+    // The rules of registration hold on every attempt: an endpoint saved while a setting allowed
+    // more (http, a private address) is not posted to once the setting no longer does.
+    const refusedUrl = urlProblem(d.url, this.policy);
+    if (refusedUrl !== null) return result(null, `refused: the URL ${refusedUrl}`);
     const url = new URL(d.url);
     const literal = hostOf(url);
     if (isIP(literal) !== 0) {
@@ -99,11 +140,14 @@ export class Sender {
       const { status, answer } = await this.post(url, headers, d.payload);
       return result(status, answer);
     } catch (err) {
-      const e = err as Error;
-      return result(null, e instanceof RefusedAddress ? `refused: ${e.message}` : `no answer: ${e.message}`);
+      return result(null, noAnswerWords(err as Error));
     }
   }
 
+  /**
+   * The status and the answer's first READ_ANSWER_BYTES, once the answer has ended (or reached
+   * that cap); rejects when the deadline passes first, or the answer ends early.
+   */
   private post(
     url: URL,
     headers: Record<string, string>,
@@ -111,12 +155,26 @@ export class Sender {
   ): Promise<{ status: number; answer: string }> {
     const client = url.protocol === 'https:' ? https : http;
     const agent = this.agents[url.protocol as 'http:' | 'https:'];
+    const seconds = this.deadlineMs / 1000;
     return new Promise((resolve, reject) => {
+      let settled = false;
+      let status: number | null = null;
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(deadline);
+        outcome();
+      };
       const req = client.request(url, { method: 'POST', headers, agent, lookup: this.lookup });
-      const deadline = setTimeout(
-        () => req.destroy(new Error(`no answer within ${ATTEMPT_TIMEOUT_MS / 1000} s`)),
-        ATTEMPT_TIMEOUT_MS,
-      );
+      const deadline = setTimeout(() => {
+        const cut = new AttemptCut(
+          status === null
+            ? `no answer: none within ${seconds} s`
+            : `no answer: status ${status}, but the answer did not end within ${seconds} s`,
+        );
+        settle(() => reject(cut));
+        req.destroy(cut);
+      }, this.deadlineMs);
       req.on('socket', (socket) => {
         const check = () => {
           const refused = addressProblem(socket.remoteAddress ?? '', this.policy);
@@ -125,28 +183,34 @@ export class Sender {
         if (socket.remoteAddress !== undefined && !socket.connecting) check();
         else socket.once('connect', check);
       });
-      req.on('error', (err) => {
-        clearTimeout(deadline);
-        reject(err);
-      });
+      req.on('error', (err) => settle(() => reject(err)));
       req.on('response', (res) => {
-        // The status is the verdict; the answer is read up to the cap for the record.
-        clearTimeout(deadline);
+        status = res.statusCode ?? 0;
         const chunks: Buffer[] = [];
         let size = 0;
-        const finish = () =>
-          resolve({ status: res.statusCode ?? 0, answer: Buffer.concat(chunks).toString('utf8') });
+        const answered = () => {
+          const answer = Buffer.concat(chunks).toString('utf8');
+          settle(() => resolve({ status: status!, answer }));
+        };
         res.on('data', (chunk: Buffer) => {
           if (size < READ_ANSWER_BYTES) chunks.push(chunk.subarray(0, READ_ANSWER_BYTES - size));
           size += chunk.length;
           if (size >= READ_ANSWER_BYTES) {
+            answered();
             res.destroy();
-            finish();
           }
         });
-        res.on('end', finish);
-        res.on('error', finish);
-        setTimeout(() => res.destroy(), ATTEMPT_TIMEOUT_MS).unref();
+        res.on('end', answered);
+        // Closed before its end (reset, or destroyed): not a whole answer.
+        res.on('close', () =>
+          settle(() =>
+            reject(
+              new AttemptCut(
+                `no answer: status ${status}, but the connection closed before the answer ended`,
+              ),
+            ),
+          ),
+        );
       });
       req.end(body);
     });

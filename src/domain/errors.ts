@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'not-found'
   | 'method-not-allowed'
   | 'idempotency-conflict'
+  | 'webhook-endpoint-limit'
   | 'payload-too-large'
   | 'unsupported-media-type'
   | 'rate-limited'

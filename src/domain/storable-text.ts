@@ -80,3 +80,25 @@ export function assertStorableBody(body: unknown): void {
   const found = findUnstorableText(body);
   if (found !== null) throw invalidParams([{ name: jsonPointer(found.path) || '/', reason: found.reason }]);
 }
+
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, 'g');
+
+/**
+ * `text` made storable for a record kept as it came (a receiver's answer, an error's words): NUL
+ * and unpaired surrogates become U+FFFD, and the result is cut to at most `maxBytes` of UTF-8
+ * at a character's end, never inside one (nor between a surrogate pair's halves).
+ */
+export function storableExcerpt(text: string, maxBytes: number): string {
+  const clean = text.replaceAll('\u0000', '\uFFFD').replace(LONE_SURROGATES, '\uFFFD');
+  if (clean.length * 3 <= maxBytes) return clean;
+  let bytes = 0;
+  let end = 0;
+  for (const ch of clean) {
+    const cp = ch.codePointAt(0)!;
+    const size = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+    if (bytes + size > maxBytes) break;
+    bytes += size;
+    end += ch.length;
+  }
+  return clean.slice(0, end);
+}

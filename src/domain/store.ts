@@ -19,6 +19,7 @@ import type {
   ClaimedDelivery,
   DeliveryRecord,
   FinishedAttempt,
+  TeamShare,
 } from './webhook-delivery.js';
 
 /**
@@ -311,8 +312,12 @@ export interface RetirementStore extends UsageSink {
  * lead writes themselves (v2 creation, import), in the transaction that stores each lead.
  */
 export interface WebhookStore {
-  /** Stores an endpoint; every lead entering its team from then on gets a `lead.created` event. */
-  addEndpoint(endpoint: NewEndpoint): Promise<Endpoint>;
+  /**
+   * Stores an endpoint; every lead entering its team from then on gets a `lead.created` event.
+   * Throws EndpointLimitReached, storing nothing, when the team has `maxPerTeam` endpoints
+   * already — counted and stored at once: two registrations cannot both take the last place.
+   */
+  addEndpoint(endpoint: NewEndpoint, maxPerTeam?: number): Promise<Endpoint>;
   /** The team's endpoints (null: every team's), oldest first. */
   endpoints(teamId: number | null): Promise<Endpoint[]>;
   /** The endpoint if the owner may see it (another team's is null, as a missing one). */
@@ -351,9 +356,11 @@ export interface DeliveryStore {
   dispatch(limit: number, now: number): Promise<number>;
   /**
    * Leases up to `limit` due deliveries of enabled endpoints to the caller until `now` +
-   * CLAIM_LEASE_MS, each counting one attempt; no two callers get the same delivery.
+   * CLAIM_LEASE_MS, each counting one attempt; no two callers get the same delivery. Shared
+   * between teams by `share` (without it, each team may take up to `limit`); a delivery that has
+   * had its MAX_ATTEMPTS is never claimed again (`expire` ends it).
    */
-  claim(limit: number, now: number): Promise<ClaimedDelivery[]>;
+  claim(limit: number, now: number, share?: TeamShare): Promise<ClaimedDelivery[]>;
   /**
    * Records attempts, in the order they finished, in one transaction: every attempt's row, each
    * delivery's next step (not when the delivery was claimed again or replayed since: its attempt
@@ -377,8 +384,9 @@ export interface DeliveryStore {
   sendTest(owner: EndpointOwner, endpointId: string, now: number): Promise<string | null>;
   /**
    * Drops the bodies and attempts of deliveries undelivered since before `before` (their rows
-   * stay, state `dropped`: the record), and dispatched events older than that; returns how many
-   * deliveries were dropped.
+   * stay, state `dropped`: the record), and dispatched events older than that; ends as `failed`
+   * the deliveries whose last attempt's lease ran out unrecorded; returns how many deliveries
+   * were dropped.
    */
   expire(before: number, now: number): Promise<number>;
   /** What waits to be delivered (metrics): events not yet dispatched, deliveries not yet done. */

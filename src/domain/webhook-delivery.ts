@@ -7,9 +7,14 @@ import type { Endpoint, SigningSecrets } from './webhook.js';
 
 /** Retries after the first attempt: the Standard Webhooks schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h). */
 export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_000, 36_000_000, 36_000_000];
-/** A 2xx within this is a success; anything later is a failed attempt. */
+/** Attempts a delivery gets at most: the first and one per retry. None is claimed after the last. */
+export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
+/**
+ * A 2xx whose answer has ended within this is a success; anything later is a failed attempt. It
+ * bounds the whole attempt: connecting, the status line and the answer (issue 36).
+ */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
-/** Of an answer, this much is kept with the attempt. */
+/** Of an answer, this many bytes of UTF-8 are kept with the attempt (storable: no NUL). */
 export const RECORDED_ANSWER_BYTES = 1024;
 /** Of an answer, at most this much is read; the connection is closed after. */
 export const READ_ANSWER_BYTES = 64 * 1024;
@@ -25,6 +30,8 @@ export interface ClaimedDelivery {
   /** The `webhook-id`: the event's, the same on every attempt. */
   eventId: string;
   endpointId: string;
+  /** The endpoint's team: in-flight limits are kept per team. */
+  teamId: number;
   url: string;
   /** The body, rendered once when the event was dispatched, so every attempt sends the same bytes. */
   payload: string;
@@ -42,6 +49,17 @@ export interface AttemptResult {
   latencyMs: number;
   /** The first RECORDED_ANSWER_BYTES of the answer, or why there was none. */
   answer: string;
+}
+
+/**
+ * How a claim shares the due deliveries between teams (issue 36): at most `perTeam` held by the
+ * claimer per team — in flight and claimed ahead together — counting what `held` says it holds
+ * already. Each team's oldest come first, then the oldest across teams: one team's backlog
+ * never stands in front of another team's delivery.
+ */
+export interface TeamShare {
+  perTeam: number;
+  held: ReadonlyMap<number, number>;
 }
 
 export type AttemptOutcome =

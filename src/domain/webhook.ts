@@ -1,4 +1,5 @@
 import type { V2Lead } from '../schemas/v2.js';
+import { AppError } from './errors.js';
 import { formatInstant } from './instant.js';
 import type { Lead } from './lead.js';
 import { leadToV2 } from './v2-wire.js';
@@ -32,6 +33,17 @@ export interface Endpoint {
 }
 
 /** An endpoint about to be stored; `secret` is the stored form of its signing secret. */
+/** A team has as many endpoints as it may (LEADLINE_WEBHOOK_MAX_ENDPOINTS): nothing was stored. */
+export class EndpointLimitReached extends AppError {
+  constructor(readonly limit: number) {
+    super(
+      'webhook-endpoint-limit',
+      `The team has ${limit} webhook endpoint${limit === 1 ? '' : 's'}, as many as it may (LEADLINE_WEBHOOK_MAX_ENDPOINTS); remove one first, or send several event types to one endpoint.`,
+      { limit },
+    );
+  }
+}
+
 export interface NewEndpoint {
   teamId: number;
   url: string;

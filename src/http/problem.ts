@@ -38,6 +38,12 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string; descri
     description:
       'This Idempotency-Key was already used with a different request body; use a new key for a new lead.',
   },
+  'webhook-endpoint-limit': {
+    status: 409,
+    title: 'Too many webhook endpoints',
+    description:
+      'The team has as many webhook endpoints as it may (LEADLINE_WEBHOOK_MAX_ENDPOINTS, 20 by default); `limit` says how many. Remove one first, or let one endpoint take several event types.',
+  },
   'unsupported-media-type': {
     status: 415,
     title: 'Unsupported media type',

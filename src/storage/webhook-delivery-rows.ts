@@ -8,6 +8,7 @@ export function toClaimed(r: ClaimRow): ClaimedDelivery {
     id: r.id,
     eventId: r.event_id,
     endpointId: r.endpoint_id,
+    teamId: Number(r.team_id),
     url: r.url,
     payload: r.payload,
     attempt: r.attempts,

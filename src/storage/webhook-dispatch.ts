@@ -79,13 +79,14 @@ export const DELIVERY_COLUMNS =
 export const ATTEMPT_COLUMNS = 'delivery_id, attempted_at, status, latency_ms, answer';
 
 /** Claimed delivery columns: d is webhook_deliveries, e its endpoint. */
-export const CLAIM_COLUMNS = `d.id, d.event_id, d.endpoint_id, e.url, d.payload, d.attempts, e.secret,
+export const CLAIM_COLUMNS = `d.id, d.event_id, d.endpoint_id, d.team_id, e.url, d.payload, d.attempts, e.secret,
   e.previous_secret, e.previous_secret_until, e.failing_since`;
 
 export interface ClaimRow {
   id: number;
   event_id: string;
   endpoint_id: string;
+  team_id: number;
   url: string;
   payload: string;
   attempts: number;

@@ -61,7 +61,7 @@ describe('console: a store written before migration 7', () => {
     try {
       const report = await store.migrate();
       assert.equal(report.from, before);
-      assert.equal(report.applied.at(-1), '7-console-sessions');
+      assert.ok(report.applied.includes('7-console-sessions'), report.applied.join(', '));
       await checkUpgraded(store);
     } finally {
       await store.close();
@@ -88,7 +88,7 @@ describe('console: a store written before migration 7', () => {
       store = PostgresStore.open(schemaUrl(url, schema));
       const report = await store.migrate();
       assert.equal(report.from, before);
-      assert.equal(report.applied.at(-1), '7-console-sessions');
+      assert.ok(report.applied.includes('7-console-sessions'), report.applied.join(', '));
       await checkUpgraded(store);
     } finally {
       await store?.close();

@@ -64,5 +64,22 @@ for (const engine of enginesUnderTest()) {
       assert.deepEqual(json(cli(['list'])), []);
       assert.notEqual(cli(['remove', added.id]).status, 0);
     });
+
+    it('refuses an endpoint past LEADLINE_WEBHOOK_MAX_ENDPOINTS, storing nothing (issue 36)', () => {
+      const env = { LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true', LEADLINE_WEBHOOK_MAX_ENDPOINTS: '1' };
+      const add = () => cli(['add', '--team', String(TEAM), '--url', 'http://127.0.0.1:9/cap'], env);
+      const first = json(add());
+      const second = add();
+      assert.notEqual(second.status, 0);
+      assert.match(
+        second.err,
+        new RegExp(`team ${TEAM}: The team has 1 webhook endpoint, .*LEADLINE_WEBHOOK_MAX_ENDPOINTS`),
+      );
+      assert.deepEqual(
+        json(cli(['list', '--team', String(TEAM)])).map((e: { id: string }) => e.id),
+        [first.id],
+      );
+      json(cli(['remove', first.id]));
+    });
   });
 }

@@ -137,7 +137,7 @@ for (const engine of enginesUnderTest()) {
         return d!;
       });
       assert.equal(records[0]!.attempts[0]!.status, null);
-      assert.match(records[0]!.attempts[0]!.answer, /ECONNREFUSED/);
+      assert.equal(records[0]!.attempts[0]!.answer, 'no answer: connection refused');
       // Answers 503 once when back up, then accepts.
       await r.listen();
       r.answer = (_x, nth) => (nth === 1 ? 503 : 200);
@@ -293,18 +293,36 @@ for (const engine of enginesUnderTest()) {
       // A name that resolved to a public address at registration and to loopback now (rebinding).
       const rebind = new Sender(strict, 4, ((_h: string, _o: unknown, done: (e: null, a: unknown) => void) =>
         done(null, [{ address: '127.0.0.1', family: 4 }])) as never);
-      const base = { id: 1, eventId: 'e', endpointId: id, payload: '{}', attempt: 1, failingSince: null };
+      const base = {
+        id: 1,
+        eventId: 'e',
+        endpointId: id,
+        teamId: TEAM,
+        payload: '{}',
+        attempt: 1,
+        failingSince: null,
+      };
       const secrets = {
         current: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
         previous: null,
         previousUntil: null,
       };
-      for (const url of [r.url, 'http://10.0.0.1/x', 'http://169.254.169.254/latest', 'http://[::1]:9/x']) {
+      const https = r.url.replace('http:', 'https:');
+      for (const url of [
+        https,
+        'https://10.0.0.1/x',
+        'https://169.254.169.254/latest',
+        'https://[::1]:9/x',
+      ]) {
         const got = await new Sender(strict, 4).send({ ...base, url, secrets }, [secrets.current]);
         assert.equal(got.status, null, url);
         assert.match(got.answer, /^refused: .*not a public address/, url);
       }
-      const named = await rebind.send({ ...base, url: `http://rebound.test:${r.port}/hooks`, secrets }, [
+      // Issue 36: the URL's rules are checked again on every attempt — an http endpoint saved
+      // while private targets were allowed is not posted to once they are not.
+      const plain = await new Sender(strict, 4).send({ ...base, url: r.url, secrets }, [secrets.current]);
+      assert.deepEqual([plain.status, plain.answer], [null, 'refused: the URL must be https']);
+      const named = await rebind.send({ ...base, url: `https://rebound.test:${r.port}/hooks`, secrets }, [
         secrets.current,
       ]);
       assert.match(named.answer, /^refused: .*127\.0\.0\.1.*not a public address/);

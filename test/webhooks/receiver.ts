@@ -28,6 +28,8 @@ export class Receiver {
   answer: (r: Received, nth: number) => number = () => 200;
   /** How long each answer takes (a slow receiver keeps deliveries in flight). */
   delayMs = 0;
+  /** The body of every answer. */
+  body = 'ok';
   private server: Server;
   port = 0;
 
@@ -90,7 +92,7 @@ export class Receiver {
         };
         this.received.push(r);
         const status = this.answer(r, this.received.length);
-        const send = () => res.writeHead(status).end('ok');
+        const send = () => res.writeHead(status).end(this.body);
         if (this.delayMs === 0) send();
         else setTimeout(send, this.delayMs);
       } catch (err) {

@@ -1883,6 +1883,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `webhook-endpoint-limit`: The team has as many webhook endpoints as it may (LEADLINE_WEBHOOK_MAX_ENDPOINTS, 20 by default); `limit` says how many. Remove one first, or let one endpoint take several event types. */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `payload-too-large`: The request body is too large. */
             413: {
                 headers: {

@@ -72,7 +72,7 @@ export function webhookPaths(): Record<string, Json> {
             },
             content: json(one),
           },
-          ...problems([...BODY_ERRORS, ...COMMON]),
+          ...problems([...BODY_ERRORS, 'webhook-endpoint-limit', ...COMMON]),
         },
       }),
     },

@@ -22,16 +22,19 @@ export const createWebhook =
     await checkUrl(body.url, config, lookup);
     await checkFilters(store, caller, body.memberIds, body.subteamIds);
     const secret = newSigningSecret();
-    const endpoint = await store.webhooks.addEndpoint({
-      teamId: caller.teamId,
-      url: body.url,
-      description: body.description ?? null,
-      eventTypes: body.eventTypes ?? [...EVENT_TYPES],
-      members: body.memberIds ?? null,
-      subteams: body.subteamIds ?? null,
-      secret: new SecretSeal(config.webhooks.secretKey).seal(secret),
-      createdAt: now,
-    });
+    const endpoint = await store.webhooks.addEndpoint(
+      {
+        teamId: caller.teamId,
+        url: body.url,
+        description: body.description ?? null,
+        eventTypes: body.eventTypes ?? [...EVENT_TYPES],
+        members: body.memberIds ?? null,
+        subteams: body.subteamIds ?? null,
+        secret: new SecretSeal(config.webhooks.secretKey).seal(secret),
+        createdAt: now,
+      },
+      config.webhooks.maxEndpoints,
+    );
     reply.code(201).header('location', `${WEBHOOKS_PREFIX}/${endpoint.id}`);
     return { data: endpointToWire(endpoint, secret) };
   };

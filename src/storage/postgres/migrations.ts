@@ -304,6 +304,17 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX console_sessions_seen ON console_sessions(last_seen_at);
     `,
   },
+  {
+    version: 8,
+    name: 'webhook-deliveries-by-team',
+    // As SQLite's migration 8 (issue 36): claims walk the teams with pending deliveries and take
+    // each team's oldest due ones.
+    sql: `
+      CREATE INDEX webhook_deliveries_team_due ON webhook_deliveries(team_id, next_attempt_at)
+        WHERE state = 'pending';
+      DROP INDEX webhook_deliveries_due;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

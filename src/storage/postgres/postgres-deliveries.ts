@@ -11,6 +11,8 @@ import {
   deliveryAfter,
   endpointChanges,
   type FinishedAttempt,
+  MAX_ATTEMPTS,
+  type TeamShare,
 } from '../../domain/webhook-delivery.js';
 import { toClaimed, toDeliveryRecords } from '../webhook-delivery-rows.js';
 import {
@@ -87,11 +89,35 @@ export class PostgresDeliveryStore implements DeliveryStore {
     })) as number;
   }
 
-  async claim(limit: number, now: number): Promise<ClaimedDelivery[]> {
-    const rows = await this.sql<ClaimRow[]>`WITH due AS (
-        SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-        WHERE d.state = 'pending' AND d.next_attempt_at <= ${now} AND e.enabled
-        ORDER BY d.next_attempt_at LIMIT ${limit} FOR UPDATE OF d SKIP LOCKED)
+  /**
+   * One statement: the teams with pending deliveries found by a skip scan of the team index (a
+   * probe per team), each team's oldest due deliveries up to its allowance, the oldest of those
+   * locked (SKIP LOCKED: rows another instance holds are left to it) and leased.
+   */
+  async claim(limit: number, now: number, share?: TeamShare): Promise<ClaimedDelivery[]> {
+    const perTeam = share?.perTeam ?? limit;
+    const held = [...(share?.held ?? new Map<number, number>())];
+    const rows = await this.sql<ClaimRow[]>`WITH RECURSIVE teams(team) AS (
+        (SELECT team_id FROM webhook_deliveries WHERE state = 'pending' ORDER BY team_id LIMIT 1)
+        UNION ALL
+        SELECT (SELECT team_id FROM webhook_deliveries WHERE state = 'pending' AND team_id > teams.team
+          ORDER BY team_id LIMIT 1) FROM teams WHERE teams.team IS NOT NULL
+      ), allowance AS (
+        SELECT t.team, LEAST(${limit}::int, ${perTeam}::int - coalesce(h.held, 0)) AS n FROM teams t
+        LEFT JOIN unnest(${this.sql.array(held.map(([t]) => t))}::bigint[],
+          ${this.sql.array(held.map(([, n]) => n))}::int[]) AS h(team, held) ON h.team = t.team
+        WHERE t.team IS NOT NULL
+      ), candidates AS (
+        SELECT c.id, c.next_attempt_at FROM allowance a CROSS JOIN LATERAL (
+          SELECT d.id, d.next_attempt_at FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
+          WHERE d.team_id = a.team AND d.state = 'pending' AND d.next_attempt_at <= ${now}
+            AND d.attempts < ${MAX_ATTEMPTS} AND e.enabled
+          ORDER BY d.next_attempt_at LIMIT greatest(a.n, 0)) c
+        ORDER BY c.next_attempt_at LIMIT ${limit}
+      ), due AS (
+        SELECT d.id FROM webhook_deliveries d WHERE d.id IN (SELECT id FROM candidates)
+          AND d.state = 'pending' AND d.next_attempt_at <= ${now}
+        FOR UPDATE OF d SKIP LOCKED)
       UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ${now + CLAIM_LEASE_MS}
       FROM due, webhook_endpoints e WHERE d.id = due.id AND e.id = d.endpoint_id
       RETURNING ${this.sql.unsafe(CLAIM_COLUMNS)}`;
@@ -207,6 +233,8 @@ export class PostgresDeliveryStore implements DeliveryStore {
 
   async expire(before: number, now: number): Promise<number> {
     return (await this.sql.begin(async (tx) => {
+      await tx`UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, finished_at = ${now}
+        WHERE state = 'pending' AND attempts >= ${MAX_ATTEMPTS} AND next_attempt_at <= ${now}`;
       await tx`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries
         WHERE state IN ('pending', 'failed') AND created_at < ${before})`;
       const dropped = await tx`UPDATE webhook_deliveries SET state = 'dropped', payload = NULL,

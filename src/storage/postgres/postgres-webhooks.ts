@@ -1,13 +1,14 @@
 import type { Sql } from 'postgres';
 import type { WebhookStore } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
-import type {
-  Endpoint,
-  EndpointChanges,
-  EndpointOwner,
-  NewEndpoint,
-  SigningSecrets,
-  WebhookEvent,
+import {
+  type Endpoint,
+  type EndpointChanges,
+  EndpointLimitReached,
+  type EndpointOwner,
+  type NewEndpoint,
+  type SigningSecrets,
+  type WebhookEvent,
 } from '../../domain/webhook.js';
 import {
   changed,
@@ -36,13 +37,19 @@ export class PostgresWebhookStore implements WebhookStore {
     return team === null ? this.sql`id = ${id}` : this.sql`id = ${id} AND team_id = ${team}`;
   }
 
-  async addEndpoint(e: NewEndpoint): Promise<Endpoint> {
-    const [row] = await this.sql<EndpointRow[]>`INSERT INTO webhook_endpoints (id, team_id, url, description,
-        event_types, member_ids, subteam_ids, secret, created_at, updated_at)
-      VALUES (${uuid7(e.createdAt)}, ${e.teamId}, ${e.url}, ${e.description}, ${JSON.stringify(e.eventTypes)},
-        ${listText(e.members)}, ${listText(e.subteams)}, ${e.secret}, ${e.createdAt}, ${e.createdAt})
-      RETURNING ${this.columns}`;
-    return toEndpoint(row!);
+  /** The team's row is locked first, so registrations for one team count and insert in turn. */
+  async addEndpoint(e: NewEndpoint, maxPerTeam = Number.MAX_SAFE_INTEGER): Promise<Endpoint> {
+    const [row] = (await this.sql.begin(async (tx) => {
+      await tx`SELECT id FROM teams WHERE id = ${e.teamId} FOR NO KEY UPDATE`;
+      return tx<EndpointRow[]>`INSERT INTO webhook_endpoints (id, team_id, url, description,
+          event_types, member_ids, subteam_ids, secret, created_at, updated_at)
+        SELECT ${uuid7(e.createdAt)}, ${e.teamId}, ${e.url}, ${e.description}, ${JSON.stringify(e.eventTypes)},
+          ${listText(e.members)}, ${listText(e.subteams)}, ${e.secret}, ${e.createdAt}, ${e.createdAt}
+        WHERE (SELECT count(*) FROM webhook_endpoints WHERE team_id = ${e.teamId}) < ${maxPerTeam}
+        RETURNING ${this.columns}`;
+    })) as EndpointRow[];
+    if (row === undefined) throw new EndpointLimitReached(maxPerTeam);
+    return toEndpoint(row);
   }
 
   async endpoints(teamId: number | null): Promise<Endpoint[]> {

@@ -265,6 +265,18 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX console_sessions_seen ON console_sessions(last_seen_at);
     `,
   },
+  {
+    version: 8,
+    name: 'webhook-deliveries-by-team',
+    // Issue 36: claims take each team's oldest due deliveries (one team's backlog never stands in
+    // front of another's), so pending deliveries are found by team, then due time. The index by
+    // due time alone served the oldest-first claim this replaces.
+    sql: `
+      CREATE INDEX webhook_deliveries_team_due ON webhook_deliveries(team_id, next_attempt_at)
+        WHERE state = 'pending';
+      DROP INDEX webhook_deliveries_due;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

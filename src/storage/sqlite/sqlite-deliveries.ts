@@ -11,6 +11,8 @@ import {
   deliveryAfter,
   endpointChanges,
   type FinishedAttempt,
+  MAX_ATTEMPTS,
+  type TeamShare,
 } from '../../domain/webhook-delivery.js';
 import { toClaimed, toDeliveryRecords } from '../webhook-delivery-rows.js';
 import {
@@ -58,10 +60,18 @@ export class SqliteDeliveryStore implements DeliveryStore {
       addDelivery: p(`INSERT OR IGNORE INTO webhook_deliveries (event_id, endpoint_id, team_id, type, payload,
         created_at, state, attempts, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?)`),
       dispatched: p('UPDATE webhook_events SET dispatched_at = ? WHERE seq = ?'),
-      claim: p(`UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ?
-        WHERE id IN (SELECT d.id FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-          WHERE d.state = 'pending' AND d.next_attempt_at <= ? AND e.enabled = 1 ORDER BY d.next_attempt_at LIMIT ?)
-        RETURNING id`).pluck(),
+      // The teams with pending deliveries, one index probe each (a skip scan of the team index).
+      teamsPending: p(`WITH RECURSIVE t(team) AS (
+          SELECT min(team_id) FROM webhook_deliveries WHERE state = 'pending'
+          UNION ALL
+          SELECT (SELECT min(team_id) FROM webhook_deliveries WHERE state = 'pending' AND team_id > t.team)
+          FROM t WHERE t.team IS NOT NULL)
+        SELECT team FROM t WHERE team IS NOT NULL`).pluck(),
+      dueOfTeam: p(`SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+        JOIN webhook_endpoints e ON e.id = d.endpoint_id
+        WHERE d.team_id = ? AND d.state = 'pending' AND d.next_attempt_at <= ? AND d.attempts < ? AND e.enabled = 1
+        ORDER BY d.next_attempt_at LIMIT ?`).raw(true),
+      lease: p('UPDATE webhook_deliveries SET attempts = attempts + 1, next_attempt_at = ? WHERE id = ?'),
       claimed:
         p(`SELECT ${CLAIM_COLUMNS} FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
         WHERE d.id = ?`),
@@ -97,6 +107,8 @@ export class SqliteDeliveryStore implements DeliveryStore {
         WHERE state IN ('pending', 'failed') AND created_at < ?)`),
       drop: p(`UPDATE webhook_deliveries SET state = 'dropped', payload = NULL, next_attempt_at = NULL, finished_at = ?
         WHERE state IN ('pending', 'failed') AND created_at < ?`),
+      spent: p(`UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, finished_at = ?
+        WHERE state = 'pending' AND attempts >= ? AND next_attempt_at <= ?`),
       forgetDelivered: p("DELETE FROM webhook_deliveries WHERE state = 'delivered' AND finished_at < ?"),
       forgetEvents: p('DELETE FROM webhook_events WHERE dispatched_at IS NOT NULL AND dispatched_at < ?'),
     };
@@ -114,8 +126,18 @@ export class SqliteDeliveryStore implements DeliveryStore {
         for (const e of events) this.s.dispatched.run(now, e.seq);
         return events.length;
       }),
-      claim: tx((limit: number, now: number) => {
-        const ids = this.s.claim.all(now + CLAIM_LEASE_MS, now, limit) as number[];
+      claim: tx((limit: number, now: number, share: TeamShare) => {
+        const due: [number, number][] = [];
+        for (const team of this.s.teamsPending.all() as number[]) {
+          const allowance = Math.min(limit, share.perTeam - (share.held.get(team) ?? 0));
+          if (allowance > 0)
+            due.push(...(this.s.dueOfTeam.all(team, now, MAX_ATTEMPTS, allowance) as [number, number][]));
+        }
+        const ids = due
+          .sort((a, b) => a[1] - b[1])
+          .slice(0, limit)
+          .map(([id]) => id);
+        for (const id of ids) this.s.lease.run(now + CLAIM_LEASE_MS, id);
         return ids.map((id) => toClaimed(this.s.claimed.get(id) as ClaimRow));
       }),
       record: tx((batch: readonly FinishedAttempt[]) => {
@@ -136,6 +158,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
         for (const d of deliveries) this.s.release.run(now, d.id, d.attempt);
       }),
       expire: tx((before: number, now: number) => {
+        this.s.spent.run(now, MAX_ATTEMPTS, now);
         this.s.dropAttempts.run(before);
         const dropped = this.s.drop.run(now, before).changes;
         this.s.forgetDelivered.run(before);
@@ -158,9 +181,9 @@ export class SqliteDeliveryStore implements DeliveryStore {
     return this.tx.dispatch(limit, now);
   }
 
-  async claim(limit: number, now: number): Promise<ClaimedDelivery[]> {
+  async claim(limit: number, now: number, share?: TeamShare): Promise<ClaimedDelivery[]> {
     await this.idle();
-    return this.tx.claim(limit, now);
+    return this.tx.claim(limit, now, share ?? { perTeam: limit, held: new Map() });
   }
 
   async recordAttempts(batch: readonly FinishedAttempt[]): Promise<void> {

@@ -1,13 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { WebhookStore } from '../../domain/store.js';
 import { uuid7 } from '../../domain/uuid7.js';
-import type {
-  Endpoint,
-  EndpointChanges,
-  EndpointOwner,
-  NewEndpoint,
-  SigningSecrets,
-  WebhookEvent,
+import {
+  type Endpoint,
+  type EndpointChanges,
+  EndpointLimitReached,
+  type EndpointOwner,
+  type NewEndpoint,
+  type SigningSecrets,
+  type WebhookEvent,
 } from '../../domain/webhook.js';
 import {
   changed,
@@ -46,7 +47,8 @@ export class SqliteWebhookStore implements WebhookStore {
   constructor(db: Database.Database) {
     this.stmts = {
       insertEndpoint: db.prepare(`INSERT INTO webhook_endpoints (id, team_id, url, description, event_types,
-        member_ids, subteam_ids, secret, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+        member_ids, subteam_ids, secret, created_at, updated_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+        WHERE (SELECT count(*) FROM webhook_endpoints WHERE team_id = ?) < ?`),
       endpoint: db.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE ${OWNED}`),
       all: db.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY created_at, id`),
       ofTeam: db.prepare(
@@ -93,9 +95,9 @@ export class SqliteWebhookStore implements WebhookStore {
     return row === undefined ? null : toEndpoint(row);
   }
 
-  async addEndpoint(e: NewEndpoint): Promise<Endpoint> {
+  async addEndpoint(e: NewEndpoint, maxPerTeam = Number.MAX_SAFE_INTEGER): Promise<Endpoint> {
     const id = uuid7(e.createdAt);
-    this.stmts.insertEndpoint.run(
+    const added = this.stmts.insertEndpoint.run(
       id,
       e.teamId,
       e.url,
@@ -106,7 +108,10 @@ export class SqliteWebhookStore implements WebhookStore {
       e.secret,
       e.createdAt,
       e.createdAt,
+      e.teamId,
+      maxPerTeam,
     );
+    if (added.changes === 0) throw new EndpointLimitReached(maxPerTeam);
     return this.find('operator', id)!;
   }
 
