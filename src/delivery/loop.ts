@@ -145,33 +145,63 @@ export class DeliveryLoop {
     await Promise.all([this.record(), this.refill()]);
   }
 
-  /** Claims up to `concurrency` ahead of the slots, and starts what the free slots take. */
+  /**
+   * Claims up to `concurrency` ahead of the slots, and starts what the free slots take. First each
+   * team's share (`2 × teamConcurrency` held); then, when a team had more due than its share, the
+   * idle capacity is lent out — but never the last `2 × teamConcurrency`, which stay for the
+   * claims of teams that hold nothing yet.
+   */
   private async refill(): Promise<void> {
     const want = 2 * this.config.concurrency - this.inFlight - this.reserve.length;
     if (want <= 0 || !this.running) return;
     const now = this.now();
-    const perTeam = 2 * this.config.teamConcurrency;
-    const claimed = await this.store.deliveries.claim(want, now, { perTeam, held: this.teamHeld });
-    this.moreDue = claimed.length === want;
+    const share = 2 * this.config.teamConcurrency;
+    const claimed = await this.store.deliveries.claim(want, now, { perTeam: share, held: this.teamHeld });
+    this.take(claimed, now);
+    const atShare = [...this.teamHeld.values()].some((held) => held >= share);
+    const lend = Math.min(
+      want - claimed.length,
+      2 * this.config.concurrency - share - this.inFlight - this.reserve.length,
+    );
+    let lent: ClaimedDelivery[] = [];
+    if (atShare && lend > 0 && this.running) {
+      lent = await this.store.deliveries.claim(lend, now, {
+        perTeam: 2 * this.config.concurrency,
+        held: this.teamHeld,
+      });
+      this.take(lent, now);
+    }
+    this.moreDue = claimed.length === want || (lend > 0 && lent.length === lend);
+    this.startAttempts();
+  }
+
+  private take(claimed: ClaimedDelivery[], now: number): void {
     for (const d of claimed) {
       this.reserve.push({ d, claimedAt: now });
       count(this.teamHeld, d.teamId, 1);
     }
-    this.startAttempts();
   }
 
-  /** Starts what the free slots take, oldest claim first, skipping teams at their limit. */
+  /**
+   * Starts what the free slots take, oldest claim first. A team past `teamConcurrency` in flight
+   * starts more only while `teamConcurrency` slots would stay free for the others: idle slots are
+   * used, and a team that stalls can never take the instance's last ones.
+   */
   private startAttempts(): void {
     if (!this.running) return;
+    const { concurrency, teamConcurrency } = this.config;
     const waiting: typeof this.reserve = [];
     for (const r of this.reserve) {
       const { d, claimedAt } = r;
-      if (this.inFlight >= this.config.concurrency) {
+      if (this.inFlight >= concurrency) {
         waiting.push(r);
       } else if (this.now() - claimedAt > START_WITHIN_MS) {
         count(this.teamHeld, d.teamId, -1);
         this.logger.warn({ delivery: d.id }, 'webhook delivery: claimed too long ago; left to its lease');
-      } else if ((this.teamInFlight.get(d.teamId) ?? 0) >= this.config.teamConcurrency) {
+      } else if (
+        (this.teamInFlight.get(d.teamId) ?? 0) >= teamConcurrency &&
+        this.inFlight >= concurrency - teamConcurrency
+      ) {
         waiting.push(r);
       } else {
         count(this.teamInFlight, d.teamId, 1);
