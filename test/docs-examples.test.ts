@@ -83,7 +83,7 @@ const TOOLS = [
   // coreutils
   ...['cat', 'echo', 'printf', 'head', 'tail', 'tr', 'cut', 'sort', 'uniq', 'wc', 'tee', 'env'],
   ...['mkdir', 'rm', 'cp', 'mv', 'ls', 'ln', 'touch', 'test', '[', 'sleep', 'date', 'seq', 'true', 'false'],
-  ...['basename', 'dirname', 'mktemp', 'stat', 'du', 'sha256sum', 'grep', 'sed'],
+  ...['basename', 'dirname', 'mktemp', 'stat', 'du', 'chmod', 'sha256sum', 'grep', 'sed'],
   // the PostgreSQL client, for the blocks about a PostgreSQL store
   ...['psql', 'pg_dump', 'pg_restore', 'createdb', 'dropdb'],
 ];
