@@ -106,7 +106,8 @@ export function loadConfig(
   const redisUrl = get('REDIS_URL') ?? null;
   if (redisUrl !== null && !/^rediss?:\/\//.test(redisUrl))
     problems.push('REDIS_URL: expected a redis:// or rediss:// URL');
-  const publicUrl = (get('LEADLINE_PUBLIC_URL') ?? defaultPublicUrl(port)).replace(/\/+$/, '');
+  const host = overrides.host ?? get('HOST') ?? '127.0.0.1';
+  const publicUrl = (get('LEADLINE_PUBLIC_URL') ?? defaultPublicUrl(host, port)).replace(/\/+$/, '');
   if (!/^https?:\/\/[^\s/]+/.test(publicUrl)) problems.push('LEADLINE_PUBLIC_URL: expected an http(s) URL');
 
   const trustProxy = parseTrustProxy(get('LEADLINE_TRUST_PROXY'), problems);
@@ -114,7 +115,7 @@ export function loadConfig(
 
   const config: Config = {
     port,
-    host: overrides.host ?? get('HOST') ?? '127.0.0.1',
+    host,
     dbPath: overrides.dbPath ?? get('LEADLINE_DB') ?? './data/leadline.db',
     databaseUrl,
     databaseReadUrl,
@@ -174,9 +175,15 @@ export function tracingSettings(env: Env = process.env, problems: string[] = [])
   return { endpoint, serviceName: get('OTEL_SERVICE_NAME') ?? 'leadline' };
 }
 
-/** The public URL when LEADLINE_PUBLIC_URL is not set: the service on this machine. */
-export function defaultPublicUrl(port: number): string {
-  return `http://localhost:${port}`;
+/**
+ * The public URL when LEADLINE_PUBLIC_URL is not set: the service on this machine, by the host
+ * name it listens on — `localhost` and `127.0.0.1` are two origins to a browser, and a console
+ * session made on one is signed out on the other (issue 37). A wildcard address (`0.0.0.0`,
+ * `::`) is no address to browse: the loopback one, which it accepts, stands for it.
+ */
+export function defaultPublicUrl(host: string, port: number): string {
+  const name = host === '' || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${name.includes(':') ? `[${name}]` : name}:${port}`;
 }
 
 /**

@@ -12,6 +12,7 @@ export function createLogger(
 ): Logger {
   const options = {
     level,
+    ...(pretty ? { hooks: { logMethod: oneLineRequests } } : {}),
     redact: {
       // A URL can hold a key (R18) or personal data: never logged, whoever passes one in.
       paths: ['req.headers', 'headers', '*.authorization', 'authorization', 'key', 'req.url', 'url'],
@@ -30,14 +31,43 @@ export function createLogger(
   };
   // `pretty`: one readable line per entry for a person at a terminal (npm start); anything else
   // (a pipe, a file, a log collector) gets the JSON lines. The same redaction applies to both.
+  // The request id, bound to every entry a request writes, goes at the end of the line.
   const sink = pretty
     ? pinoPretty({
         colorize: true,
         translateTime: 'SYS:HH:MM:ss.l',
-        ignore: 'pid,hostname',
+        ignore: 'pid,hostname,reqId',
+        messageFormat: (log, key) =>
+          `${String(log[key] ?? '')}${typeof log.reqId === 'string' ? ` (${log.reqId})` : ''}`,
         destination: destination ?? 1,
         sync: true,
       })
     : destination;
   return sink === undefined ? pino(options) : pino(options, sink);
+}
+
+type LogMethod = (this: Logger, ...args: unknown[]) => void;
+
+/**
+ * On a terminal a request is one line — method, route pattern, status, time (issue 37 §7) — where
+ * Fastify writes two entries, `incoming request` and `request completed`, whose objects
+ * pino-pretty spreads over ~13 lines. Every other entry is written as it comes. Off a terminal
+ * this hook is not installed: the JSON lines keep both entries and their fields.
+ */
+function oneLineRequests(this: Logger, args: unknown[], write: LogMethod): void {
+  const [fields, message] = args as [{ res?: Reply; responseTime?: number } | undefined, unknown];
+  if (message === 'incoming request') return;
+  const reply = fields?.res;
+  if (message !== 'request completed' || reply === undefined) {
+    write.apply(this, args);
+    return;
+  }
+  const route = reply.request?.routeOptions?.url ?? '(no route)';
+  const ms = typeof fields?.responseTime === 'number' ? ` ${fields.responseTime.toFixed(1)} ms` : '';
+  write.call(this, `${reply.request?.method ?? '?'} ${route} ${reply.statusCode ?? '?'}${ms}`);
+}
+
+interface Reply {
+  statusCode?: number;
+  request?: { method?: string; routeOptions?: { url?: string } };
 }

@@ -118,7 +118,7 @@ async function listenApp(
   const pick = config.port === 0 && !config.publicUrlFromEnv;
   for (let attempt = 1; ; attempt++) {
     const port = pick ? await freePort(config.host) : config.port;
-    const publicUrl = pick ? defaultPublicUrl(port) : config.publicUrl;
+    const publicUrl = pick ? defaultPublicUrl(config.host, port) : config.publicUrl;
     const app = await buildApp({ ...deps, config: { ...config, port, publicUrl } });
     try {
       return { app, address: await app.listen({ port, host: config.host }), publicUrl };

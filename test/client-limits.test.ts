@@ -34,7 +34,7 @@ describe('client limits', () => {
     const refused = await from('10.0.0.1', 'Bearer wrong');
     assert.equal(refused.statusCode, 429, refused.body);
     assert.match(String(refused.headers['content-type']), /^application\/problem\+json/);
-    assert.equal(JSON.parse(refused.body).type, 'http://localhost:3000/problems/auth-throttled');
+    assert.equal(JSON.parse(refused.body).type, 'http://127.0.0.1:3000/problems/auth-throttled');
     assert.match(String(refused.headers['retry-after']), /^[1-9][0-9]*$/);
     assertDeprecation(refused);
     const v2 = await from('10.0.0.1', 'Bearer wrong', '/api/pub/v2/leads/changes');
@@ -56,7 +56,7 @@ describe('client limits', () => {
     assert.doesNotMatch(bad.body, /llk_secret|%C0/);
     const long = await app.inject({ url: `/api/pub/v2/leads/${'a'.repeat(5000)}` });
     assert.equal(long.statusCode, 404);
-    assert.equal(JSON.parse(long.body).type, 'http://localhost:3000/problems/not-found');
+    assert.equal(JSON.parse(long.body).type, 'http://127.0.0.1:3000/problems/not-found');
   });
 
   describe('on a socket', () => {
@@ -81,7 +81,7 @@ describe('client limits', () => {
       const res = await raw(`GET /healthz HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
       assert.match(res, /^HTTP\/1\.1 431 /);
       assert.match(res, /content-type: application\/problem\+json/i);
-      assert.match(res, /"type":"http:\/\/localhost:3000\/problems\/request-header-fields-too-large"/);
+      assert.match(res, /"type":"http:\/\/127\.0\.0\.1:3000\/problems\/request-header-fields-too-large"/);
     });
 
     it('a request that is not HTTP: 400 problem+json', async () => {

@@ -1,8 +1,17 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { enginesUnderTest, makeEngineStore } from './engines.js';
@@ -23,6 +32,11 @@ import { BIN, type ServerProcess, startServerProcess, stopAll } from './server-p
  * server, runs for minutes, or needs a machine of its own — ```` ```sh no-run ````; show a
  * command's output in a block marked `text` or `json`. `LEADLINE_DOCS_EXAMPLES=docs/v2.md` runs one
  * file's blocks.
+ *
+ * The examples find only what every machine has (`TOOLS`: node and npm, curl, a shell, coreutils,
+ * grep and sed; PostgreSQL's client tools for the blocks about PostgreSQL): a command outside that
+ * list — `uuidgen`, `jq` — is "not found", which fails the test even where bash would carry on
+ * (a failed `$(…)` inside an argument leaves the argument empty: issue 37 §4).
  */
 after(() => stopAll());
 
@@ -62,6 +76,34 @@ const only = process.env.LEADLINE_DOCS_EXAMPLES;
 const byFile = DOCS.filter((f) => only === undefined || only === '' || f === only)
   .map((file) => shellBlocks(file, readFileSync(join(ROOT, file), 'utf8')))
   .filter((b) => b.length > 0);
+
+/** The commands the examples may use: what a Debian or macOS machine with Node.js and curl has. */
+const TOOLS = [
+  ...['node', 'npm', 'npx', 'curl', 'sh', 'bash'],
+  // coreutils
+  ...['cat', 'echo', 'printf', 'head', 'tail', 'tr', 'cut', 'sort', 'uniq', 'wc', 'tee', 'env'],
+  ...['mkdir', 'rm', 'cp', 'mv', 'ls', 'ln', 'touch', 'test', '[', 'sleep', 'date', 'seq', 'true', 'false'],
+  ...['basename', 'dirname', 'mktemp', 'stat', 'du', 'chmod', 'sha256sum', 'grep', 'sed'],
+  // the PostgreSQL client, for the blocks about a PostgreSQL store
+  ...['psql', 'pg_dump', 'pg_restore', 'createdb', 'dropdb'],
+];
+
+/** A directory holding a link to each of `TOOLS` found on this PATH, and nothing else. */
+function toolsPath(dir: string): string {
+  mkdirSync(dir);
+  for (const tool of TOOLS) {
+    for (const d of (process.env.PATH ?? '').split(delimiter)) {
+      try {
+        accessSync(join(d, tool), constants.X_OK);
+      } catch {
+        continue;
+      }
+      symlinkSync(join(d, tool), join(dir, tool));
+      break;
+    }
+  }
+  return dir;
+}
 
 /** The bash script of one file's blocks and, for each of its lines, the doc line it came from. */
 function script(blocks: Block[], base: string): { text: string; origin: (string | null)[] } {
@@ -142,12 +184,16 @@ for (const engine of enginesUnderTest()) {
         const { text, origin } = script(blocks, server.url);
         // Not spawnSync: the server's output pipes must keep draining while the examples run.
         const r = await run(text, cwd, {
+          PATH: toolsPath(join(cwd, '.tools')),
           KEY: key,
           LEADLINE_BIN: BIN,
           DATABASE_URL: databaseUrl,
           LEADLINE_DB: '',
         });
         await server.stop();
+        const missing = /^.*: command not found$/m.exec(r.stderr);
+        if (r.status === 0 && missing !== null)
+          assert.fail(`${file}: an example runs a command this machine may not have: ${missing[0]}`);
         if (r.status !== 0) {
           const at = /__failed_at_line ([\d ]+)/.exec(r.stderr ?? '');
           const lines = (at?.[1] ?? '').trim().split(' ').map(Number);

@@ -73,7 +73,7 @@ for (const engine of enginesUnderTest()) {
             assert.equal(res.statusCode, 401, `${method} ${url}`);
             assert.match(String(res.headers['content-type']), /^application\/problem\+json\b/);
             const p = JSON.parse(res.body) as { type: string; detail: string };
-            assert.equal(p.type, 'http://localhost:3000/problems/unauthorized');
+            assert.equal(p.type, 'http://127.0.0.1:3000/problems/unauthorized');
             assert.equal(p.detail, KEY_IN_URL, `${method} ${url}`);
             assert.ok(!res.body.includes(key.slice(4)), `${method} ${url}: the key is not quoted back`);
             assert.ok(

@@ -110,7 +110,7 @@ for (const engine of enginesUnderTest()) {
       assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
       assertSignals(res);
       const p = JSON.parse(res.body) as Record<string, unknown>;
-      assert.equal(p.type, `http://localhost:3000/problems/${code}`);
+      assert.equal(p.type, `http://127.0.0.1:3000/problems/${code}`);
       assert.equal(p.status, status);
       return p;
     }
@@ -186,7 +186,7 @@ for (const engine of enginesUnderTest()) {
         const p = assertRefusal(res, 410, 'v1-brownout');
         assert.equal(res.headers['cache-control'], 'no-store');
         assert.equal(p.brownoutEndsAt, new Date(t + 3600_000).toISOString());
-        assert.equal(p.migrationGuide, 'http://localhost:3000/docs/v1-migration');
+        assert.equal(p.migrationGuide, 'http://127.0.0.1:3000/docs/v1-migration');
         assertRefusal(await v1(app, key.fresh), 403, 'v1-closed-to-new-integrations');
         assert.equal((await v1(app, key.migrated)).statusCode, 200, 'not aimed at it');
       });

@@ -36,16 +36,18 @@ for (const engine of enginesUnderTest()) {
       await made?.cleanup();
     });
 
-    test('without LEADLINE_PUBLIC_URL: http://localhost:<the port it listens on>', async () => {
+    test('without LEADLINE_PUBLIC_URL: http://<the address it listens on>:<the port it got> (issue 37 §2)', async () => {
       const server = await startServerProcess(storeArgs(made.location), { LEADLINE_PUBLIC_URL: '' });
       try {
         const port = new URL(server.url).port;
         assert.match(port, /^[1-9]\d*$/);
-        const base = `http://localhost:${port}`;
+        // The host it listens on, not `localhost`: another origin to a browser (issue 37 §2).
+        const base = `http://127.0.0.1:${port}`;
+        assert.equal(new URL(server.url).origin, base);
         const { type, link } = await links(server);
         assert.equal(type, `${base}/problems/not-found`);
         assert.match(link, new RegExp(`<${base}/docs/v1-migration>; rel="deprecation"`));
-        assert.doesNotMatch(link, /localhost:0\//);
+        assert.doesNotMatch(link, /localhost|:0\//);
         assert.ok(
           server.logs.some((line) => line.includes(`links point at ${base}`)),
           'the start log names the public URL',

@@ -14,7 +14,7 @@ export const BIN = fileURLToPath(new URL('../bin/leadline.js', import.meta.url))
  */
 function staleBuild(): string | null {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  // `npm run build` touches dist/.built when tsc is done (tsc leaves an output it would write
+  // `npm run build` touches dist/.built when it is done (tsc leaves an output it would write
   // unchanged alone, so a source file's own .js can be older than the source and still current).
   const stamp = join(root, 'dist', '.built');
   if (!existsSync(stamp)) return 'dist/ is not built';

@@ -1,3 +1,4 @@
+import { registerBackupCommand } from './backup.js';
 import { registerConsoleCommands } from './console.js';
 import { contextFor } from './context.js';
 import { registerDirectoryCommands } from './directory.js';
@@ -32,6 +33,7 @@ program
       { migrate: false },
     ),
   );
+registerBackupCommand(program);
 registerImportCommand(program, withContext);
 registerSeedCommand(program, withContext);
 registerKeyCommands(program, withContext);

@@ -43,6 +43,7 @@ export function registerServeCommand(program: Command): void {
         const demo = empty ? await seedDemo(store) : null;
         const admin = opts.demo === true && !empty ? await demoAdmin(store) : null;
         const server = await startServer(config, store, logger);
+        if (process.env.npm_command !== undefined) endWithParent(process.ppid);
         // The operator sees where the retirement of v1 stands on every start (issue 22 §8).
         const phase = v1Phase(config.v1, Date.now());
         logger.info({ v1Phase: phase }, phaseLine(phase, config.v1));
@@ -53,4 +54,19 @@ export function registerServeCommand(program: Command): void {
         fail(json, isExpected(err) ? err.message : `cannot start: ${(err as Error).message}`);
       }
     });
+}
+
+/**
+ * Started by npm (`npx leadline serve`, an npm script), this process is npm's grandchild: npm
+ * forwards a SIGTERM to the `sh -c` it started, which dies and leaves the service running on its
+ * port (issue 37 §1). When the process that started it is gone, it shuts down as on SIGTERM.
+ * Only under npm: a service started by a shell with `&`, nohup or a supervisor outlives its parent.
+ */
+function endWithParent(parent: number): void {
+  const watch = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(watch);
+    process.kill(process.pid, 'SIGTERM');
+  }, 200);
+  watch.unref();
 }

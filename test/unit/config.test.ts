@@ -15,6 +15,19 @@ describe('configuration (issue 2 §7)', () => {
     assert.deepEqual(c.rateLimit, { limit: 600, windowSeconds: 60, syncMs: 250 });
   });
 
+  test('the default public URL names the host it listens on, never `localhost` for 127.0.0.1 (issue 37 §2)', () => {
+    assert.equal(loadConfig({}).publicUrl, 'http://127.0.0.1:3000');
+    assert.equal(loadConfig({ HOST: 'localhost', PORT: '4000' }).publicUrl, 'http://localhost:4000');
+    assert.equal(loadConfig({ HOST: '0.0.0.0' }).publicUrl, 'http://127.0.0.1:3000');
+    assert.equal(loadConfig({ HOST: '::' }).publicUrl, 'http://127.0.0.1:3000');
+    assert.equal(loadConfig({ HOST: '::1' }).publicUrl, 'http://[::1]:3000');
+    assert.equal(loadConfig({}, { host: '10.0.0.5' }).publicUrl, 'http://10.0.0.5:3000');
+    assert.equal(
+      loadConfig({ LEADLINE_PUBLIC_URL: 'https://leads.example.test/' }).publicUrl,
+      'https://leads.example.test',
+    );
+  });
+
   test('flags win over the environment', () => {
     const c = loadConfig({ PORT: '4000', HOST: '0.0.0.0' }, { port: 5000, dbPath: 'x.db' });
     assert.equal(c.port, 5000);

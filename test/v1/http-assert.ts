@@ -150,7 +150,7 @@ export function assertProblem(
   assertSecurityHeaders(res);
   if (status === 401) assert.match(String(res.headers['www-authenticate']), /^Bearer\b/);
   const p = JSON.parse(res.body) as Problem;
-  assert.equal(p.type, `http://localhost:3000/problems/${code}`);
+  assert.equal(p.type, `http://127.0.0.1:3000/problems/${code}`);
   assert.equal(typeof p.title, 'string');
   assert.ok(p.title.length > 0);
   assert.equal(p.status, status);

@@ -124,7 +124,7 @@ for (const engine of enginesUnderTest()) {
             const res = await rawGet(port, url, key);
             assert.match(res, /^HTTP\/1\.1 404 /, `${url} (${phase}): ${res}`);
             assert.match(res, /\r\ncontent-type: application\/problem\+json/i);
-            assert.match(res, /"type":"http:\/\/localhost:3000\/problems\/not-found"/);
+            assert.match(res, /"type":"http:\/\/127\.0\.0\.1:3000\/problems\/not-found"/);
             assert.doesNotMatch(res, /\r\ndeprecation:/i, url);
           }
         } finally {

@@ -89,7 +89,7 @@ export function assertV2Problem(res: LightMyRequestResponse, status: number, cod
   assertSecurityHeaders(res);
   if (status === 401) assert.match(String(res.headers['www-authenticate']), /^Bearer\b/);
   const p = JSON.parse(res.body) as Problem;
-  assert.equal(p.type, `http://localhost:3000/problems/${code}`);
+  assert.equal(p.type, `http://127.0.0.1:3000/problems/${code}`);
   assert.equal(p.status, status);
   assert.ok(p.title.length > 0 && p.detail.length > 0);
   assert.equal(p.instance, res.headers['x-request-id']);
