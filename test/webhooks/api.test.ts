@@ -29,6 +29,12 @@ const DNS: Record<string, string[]> = {
   'loopback.test': ['127.0.0.1'],
   'mixed.test': ['93.184.216.34', '10.1.2.3'],
   'v6-loopback.test': ['::1'],
+  'v4-compatible.test': ['::7f00:1'],
+  'site-local.test': ['fec0::1'],
+  'mapped.test': ['::ffff:10.0.0.1'],
+  'nat64-private.test': ['64:ff9b::a9fe:a9fe'],
+  'nat64-public.test': ['64:ff9b::808:808'],
+  'v6-public.test': ['2606:4700::1111'],
 };
 const lookup: HostLookup = async (host) => {
   const found = DNS[host];
@@ -155,6 +161,16 @@ for (const engine of enginesUnderTest()) {
         'https://loopback.test/x': /127\.0\.0\.1.*not a public address/,
         'https://v6-loopback.test/x': /::1.*not a public address/,
         'https://mixed.test/x': /10\.1\.2\.3.*not a public address/,
+        // IPv6 outside global unicast, and IPv6 forms carrying a private IPv4 address.
+        'https://[::7f00:1]/x': /::7f00:1 \(127\.0\.0\.1\).*not a public address/,
+        'https://[::127.0.0.1]/x': /127\.0\.0\.1.*not a public address/,
+        'https://[fec0::1]/x': /fec0::1.*not a public address/,
+        'https://[::ffff:192.168.0.1]/x': /192\.168\.0\.1.*not a public address/,
+        'https://[64:ff9b::10.0.0.1]/x': /10\.0\.0\.1.*not a public address/,
+        'https://v4-compatible.test/x': /127\.0\.0\.1.*not a public address/,
+        'https://site-local.test/x': /fec0::1.*not a public address/,
+        'https://mapped.test/x': /10\.0\.0\.1.*not a public address/,
+        'https://nat64-private.test/x': /169\.254\.169\.254.*not a public address/,
         'https://localhost/x': /public host/,
         'https://nowhere.test/x': /does not resolve/,
         'https://user:pw@hooks.public.test/x': /credentials/,
@@ -166,6 +182,16 @@ for (const engine of enginesUnderTest()) {
         const problem = res.json();
         assert.equal(problem.invalid_params[0].name, '/url');
         assert.match(problem.invalid_params[0].reason, reason, url);
+      }
+      for (const url of [
+        'https://nat64-public.test/x',
+        'https://v6-public.test/x',
+        'https://[2606:4700::1111]/x',
+        'https://[64:ff9b::8.8.8.8]/x',
+      ]) {
+        const res = await call('POST', PATH, keys.a!, { url });
+        assert.equal(res.statusCode, 201, `${url}: ${res.body}`);
+        await call('DELETE', `${PATH}/${res.json().data.id}`, keys.a!);
       }
       const some = (await call('GET', PATH, keys.a!)).json().data.endpoints[0];
       const patched = await call('PATCH', `${PATH}/${some.id}`, keys.a!, { url: 'https://loopback.test/x' });

@@ -313,6 +313,11 @@ for (const engine of enginesUnderTest()) {
         'https://10.0.0.1/x',
         'https://169.254.169.254/latest',
         'https://[::1]:9/x',
+        'https://[::7f00:1]:9/x',
+        'https://[::127.0.0.1]:9/x',
+        'https://[fec0::1]:9/x',
+        'https://[::ffff:127.0.0.1]:9/x',
+        'https://[64:ff9b::10.0.0.1]:9/x',
       ]) {
         const got = await new Sender(strict, 4).send({ ...base, url, secrets }, [secrets.current]);
         assert.equal(got.status, null, url);
@@ -326,6 +331,23 @@ for (const engine of enginesUnderTest()) {
         secrets.current,
       ]);
       assert.match(named.answer, /^refused: .*127\.0\.0\.1.*not a public address/);
+      // A name whose every address is an IPv6 form of a private one, or outside global unicast.
+      for (const [address, shown] of [
+        ['::7f00:1', /::7f00:1 \(127\.0\.0\.1\)/],
+        ['fec0::1', /fec0::1/],
+        ['::ffff:10.0.0.1', /10\.0\.0\.1/],
+        ['64:ff9b::a00:1', /10\.0\.0\.1/],
+      ] as const) {
+        const v6 = new Sender(strict, 4, ((_h: string, _o: unknown, done: (e: null, a: unknown) => void) =>
+          done(null, [{ address, family: 6 }])) as never);
+        const got = await v6.send({ ...base, url: `https://rebound.test:${r.port}/hooks`, secrets }, [
+          secrets.current,
+        ]);
+        v6.close();
+        assert.equal(got.status, null, address);
+        assert.match(got.answer, /^refused: .*not a public address/, address);
+        assert.match(got.answer, shown, address);
+      }
       assert.equal(r.received.length, 0, 'nothing reached the receiver');
       rebind.close();
       await remove(id);
