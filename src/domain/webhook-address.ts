@@ -9,6 +9,8 @@ import { BlockList, isIP } from 'node:net';
 
 export interface AddressPolicy {
   allowPrivate: boolean;
+  /** The only ports a URL may name, its scheme's default included (LEADLINE_WEBHOOK_PORTS); null: any. */
+  ports: readonly number[] | null;
 }
 
 /** Special-purpose ranges (IANA IPv4 and IPv6 special-purpose address registries, RFC 6890). */
@@ -103,6 +105,11 @@ export function urlProblem(text: string, policy: AddressPolicy): string | null {
   }
   if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) {
     return policy.allowPrivate ? 'must be http or https' : 'must be https';
+  }
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  if (policy.ports !== null && !policy.ports.includes(port)) {
+    const allowed = `port${policy.ports.length === 1 ? '' : 's'} ${policy.ports.join(', ')}`;
+    return `port ${port} is not allowed: webhooks go to ${allowed} only (LEADLINE_WEBHOOK_PORTS)`;
   }
   if (url.username !== '' || url.password !== '') return 'must not carry credentials';
   if (url.hash !== '') return 'must not carry a fragment';

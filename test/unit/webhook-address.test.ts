@@ -1,13 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { noAnswerWords } from '../../src/delivery/send.js';
 import { addressProblem, isPublicAddress, urlProblem } from '../../src/domain/webhook-address.js';
 
 /**
  * Where webhooks may go (issue 13 §6, issue 36): IPv6 is public only inside global unicast
  * 2000::/3, outside its special ranges; IPv6 forms that carry an IPv4 address (mapped,
- * compatible, NAT64) are judged by the IPv4 rules.
+ * compatible, NAT64) are judged by the IPv4 rules. The operator may allow some ports only
+ * (LEADLINE_WEBHOOK_PORTS). A failed attempt is recorded in coarse words, never with the address.
  */
-const strict = { allowPrivate: false };
+const strict = { allowPrivate: false, ports: null };
 
 describe('isPublicAddress', () => {
   it('refuses IPv6 outside global unicast, and its special ranges inside it', () => {
@@ -62,7 +64,7 @@ describe('isPublicAddress', () => {
       addressProblem('::7f00:1', strict),
       'resolves to ::7f00:1 (127.0.0.1), which is not a public address',
     );
-    assert.equal(addressProblem('::7f00:1', { allowPrivate: true }), null);
+    assert.equal(addressProblem('::7f00:1', { allowPrivate: true, ports: null }), null);
   });
 });
 
@@ -77,5 +79,68 @@ describe('urlProblem', () => {
     ])
       assert.match(urlProblem(url, strict) ?? '', /not a public address/, url);
     assert.equal(urlProblem('https://[2606:4700::1111]/x', strict), null);
+  });
+});
+
+describe('urlProblem: LEADLINE_WEBHOOK_PORTS', () => {
+  const ports = { allowPrivate: false, ports: [443, 8443] };
+  it("accepts the listed ports, the scheme's default counting as its port", () => {
+    for (const url of [
+      'https://hooks.example.com/x',
+      'https://hooks.example.com:443/x',
+      'https://hooks.example.com:8443/x',
+    ])
+      assert.equal(urlProblem(url, ports), null, url);
+  });
+  it('refuses any other port, saying which are allowed', () => {
+    assert.equal(
+      urlProblem('https://hooks.example.com:8080/x', ports),
+      'port 8080 is not allowed: webhooks go to ports 443, 8443 only (LEADLINE_WEBHOOK_PORTS)',
+    );
+    assert.match(
+      urlProblem('https://hooks.example.com:22/x', { allowPrivate: false, ports: [443] }) ?? '',
+      /port 22 .* port 443 only/,
+    );
+    assert.match(
+      urlProblem('http://10.0.0.1/x', { allowPrivate: true, ports: [443] }) ?? '',
+      /port 80 is not allowed/,
+    );
+    assert.equal(urlProblem('https://hooks.example.com:8080/x', strict), null, 'unset: any port');
+  });
+});
+
+describe('noAnswerWords', () => {
+  const failure = (code: string, message: string) => Object.assign(new Error(message), { code });
+  it('says refused, reset, timed out, unresolved, unreachable or TLS — never the address, port or message', () => {
+    for (const [err, words] of [
+      [failure('ECONNREFUSED', 'connect ECONNREFUSED 10.1.2.3:5432'), 'no answer: connection refused'],
+      [failure('ECONNRESET', 'read ECONNRESET 10.1.2.3:443'), 'no answer: connection reset'],
+      [failure('ETIMEDOUT', 'connect ETIMEDOUT 10.1.2.3:443'), 'no answer: connection timed out'],
+      [
+        failure('ENOTFOUND', 'getaddrinfo ENOTFOUND db.internal.example'),
+        'no answer: the host name does not resolve',
+      ],
+      [failure('EHOSTUNREACH', 'connect EHOSTUNREACH 10.1.2.3:443'), 'no answer: host unreachable'],
+      [
+        failure(
+          'ERR_TLS_CERT_ALTNAME_INVALID',
+          "Hostname/IP does not match certificate's altnames: IP: 10.1.2.3 is not in the cert's list",
+        ),
+        'no answer: TLS failed (ERR_TLS_CERT_ALTNAME_INVALID)',
+      ],
+      [
+        failure('DEPTH_ZERO_SELF_SIGNED_CERT', 'self-signed certificate'),
+        'no answer: TLS failed (DEPTH_ZERO_SELF_SIGNED_CERT)',
+      ],
+      [
+        failure('EADDRNOTAVAIL', 'connect EADDRNOTAVAIL 10.1.2.3:443 - Local (0.0.0.0:0)'),
+        'no answer: connection failed',
+      ],
+      [new Error('socket hang up 10.1.2.3:443'), 'no answer: connection failed'],
+    ] as const) {
+      const got = noAnswerWords(err);
+      assert.equal(got, words, err.message);
+      assert.doesNotMatch(got, /10\.1\.2\.3|5432|443|internal/, err.message);
+    }
   });
 });

@@ -58,6 +58,7 @@ for (const engine of enginesUnderTest()) {
     let store: Store;
     let app: FastifyInstance;
     let open: FastifyInstance;
+    let ported: FastifyInstance;
     const keys: Record<string, string> = {};
 
     before(async () => {
@@ -75,6 +76,11 @@ for (const engine of enginesUnderTest()) {
         store,
         hostLookup: lookup,
       });
+      ported = await buildApp({
+        config: testConfig({ LEADLINE_WEBHOOK_PORTS: '443,8443' }),
+        store,
+        hostLookup: lookup,
+      });
       keys.a = await keyFor(store, A_ADMIN);
       keys.member = await keyFor(store, A_MEMBER);
       keys.b = await keyFor(store, B_ADMIN);
@@ -82,6 +88,7 @@ for (const engine of enginesUnderTest()) {
     after(async () => {
       await app.close();
       await open.close();
+      await ported.close();
       await made.cleanup();
     });
 
@@ -199,6 +206,31 @@ for (const engine of enginesUnderTest()) {
       const allowed = await call('POST', PATH, keys.a!, { url: 'http://loopback.test:8080/x' }, open);
       assert.equal(allowed.statusCode, 201, 'the operator setting allows http and private addresses');
       await call('DELETE', `${PATH}/${allowed.json().data.id}`, keys.a!);
+    });
+
+    it('refuses ports outside LEADLINE_WEBHOOK_PORTS, saying which are allowed (issue 36)', async () => {
+      const refused = await call('POST', PATH, keys.a!, { url: 'https://hooks.public.test:8080/x' }, ported);
+      assert.equal(refused.statusCode, 400, refused.body);
+      const problem = refused.json();
+      assert.equal(problem.invalid_params[0].name, '/url');
+      assert.match(
+        problem.detail,
+        /port 8080 is not allowed: webhooks go to ports 443, 8443 only \(LEADLINE_WEBHOOK_PORTS\)/,
+      );
+      for (const url of ['https://hooks.public.test/x', 'https://hooks.public.test:8443/x']) {
+        const res = await call('POST', PATH, keys.a!, { url }, ported);
+        assert.equal(res.statusCode, 201, `${url}: ${res.body}`);
+        const id = res.json().data.id;
+        const moved = await call(
+          'PATCH',
+          `${PATH}/${id}`,
+          keys.a!,
+          { url: 'https://hooks.public.test:22/x' },
+          ported,
+        );
+        assert.equal(moved.statusCode, 400, 'checked on update too');
+        await call('DELETE', `${PATH}/${id}`, keys.a!);
+      }
     });
 
     it("filters name the team's members and subteams only", async () => {

@@ -348,6 +348,20 @@ for (const engine of enginesUnderTest()) {
         assert.match(got.answer, /^refused: .*not a public address/, address);
         assert.match(got.answer, shown, address);
       }
+      // LEADLINE_WEBHOOK_PORTS holds on every attempt: an endpoint saved before it was set is not posted to.
+      const ported = new Sender(
+        loadWebhookConfig({ LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true', LEADLINE_WEBHOOK_PORTS: '443' }),
+        4,
+      );
+      const off = await ported.send({ ...base, url: r.url, secrets }, [secrets.current]);
+      ported.close();
+      assert.deepEqual(
+        [off.status, off.answer],
+        [
+          null,
+          `refused: the URL port ${r.port} is not allowed: webhooks go to port 443 only (LEADLINE_WEBHOOK_PORTS)`,
+        ],
+      );
       assert.equal(r.received.length, 0, 'nothing reached the receiver');
       rebind.close();
       await remove(id);
