@@ -95,6 +95,10 @@ function ipv6Groups(ip: string): number[] | null {
   return groups.map((h) => Number.parseInt(h, 16));
 }
 
+/** How an operator allows what the public-only rule refuses (issue 37): said wherever it refuses. */
+const ALLOWED_PRIVATE =
+  'allowed only with LEADLINE_WEBHOOK_ALLOW_PRIVATE=true (receivers on your own network)';
+
 /** Why an endpoint URL is refused before any lookup (null: acceptable so far). */
 export function urlProblem(text: string, policy: AddressPolicy): string | null {
   let url: URL;
@@ -104,7 +108,7 @@ export function urlProblem(text: string, policy: AddressPolicy): string | null {
     return 'not an absolute URL';
   }
   if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) {
-    return policy.allowPrivate ? 'must be http or https' : 'must be https';
+    return policy.allowPrivate ? 'must be http or https' : `must be https; http is ${ALLOWED_PRIVATE}`;
   }
   const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
   if (policy.ports !== null && !policy.ports.includes(port)) {
@@ -117,7 +121,7 @@ export function urlProblem(text: string, policy: AddressPolicy): string | null {
   if (isIP(host) !== 0) return addressProblem(host, policy);
   if (!/^[a-z0-9.-]+$/i.test(host) || host.endsWith('.')) return 'has an invalid host name';
   if (!policy.allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) {
-    return 'must be a public host';
+    return `must be a public host; localhost is ${ALLOWED_PRIVATE}`;
   }
   return null;
 }
@@ -131,5 +135,6 @@ export function hostOf(url: URL): string {
 export function addressProblem(ip: string, policy: AddressPolicy): string | null {
   if (policy.allowPrivate || isPublicAddress(ip)) return null;
   const v4 = isIP(ip) === 6 ? embeddedIpv4(ip) : null;
-  return `resolves to ${ip}${v4 === null ? '' : ` (${v4})`}, which is not a public address`;
+  const shown = `${ip}${v4 === null ? '' : ` (${v4})`}`;
+  return `resolves to ${shown}, which is not a public address; private addresses are ${ALLOWED_PRIVATE}`;
 }

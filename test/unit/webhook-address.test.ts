@@ -62,7 +62,7 @@ describe('isPublicAddress', () => {
   it('names the IPv4 address an IPv6 one carries', () => {
     assert.equal(
       addressProblem('::7f00:1', strict),
-      'resolves to ::7f00:1 (127.0.0.1), which is not a public address',
+      'resolves to ::7f00:1 (127.0.0.1), which is not a public address; private addresses are allowed only with LEADLINE_WEBHOOK_ALLOW_PRIVATE=true (receivers on your own network)',
     );
     assert.equal(addressProblem('::7f00:1', { allowPrivate: true, ports: null }), null);
   });

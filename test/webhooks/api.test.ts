@@ -200,6 +200,20 @@ for (const engine of enginesUnderTest()) {
         assert.equal(res.statusCode, 201, `${url}: ${res.body}`);
         await call('DELETE', `${PATH}/${res.json().data.id}`, keys.a!);
       }
+      // Issue 37: what a local receiver needs is said in the problem's detail.
+      for (const [url, refusal] of [
+        ['http://127.0.0.1:8080/x', 'must be https; http is'],
+        ['https://localhost:8080/x', 'must be a public host; localhost is'],
+        ['https://127.0.0.1:8080/x', 'which is not a public address; private addresses are'],
+      ] as const) {
+        const { detail } = (await call('POST', PATH, keys.a!, { url })).json();
+        assert.ok(
+          detail.includes(
+            `${refusal} allowed only with LEADLINE_WEBHOOK_ALLOW_PRIVATE=true (receivers on your own network)`,
+          ),
+          `${url}: ${detail}`,
+        );
+      }
       const some = (await call('GET', PATH, keys.a!)).json().data.endpoints[0];
       const patched = await call('PATCH', `${PATH}/${some.id}`, keys.a!, { url: 'https://loopback.test/x' });
       assert.equal(patched.statusCode, 400, 'checked on update too');

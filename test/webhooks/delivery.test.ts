@@ -326,7 +326,13 @@ for (const engine of enginesUnderTest()) {
       // Issue 36: the URL's rules are checked again on every attempt — an http endpoint saved
       // while private targets were allowed is not posted to once they are not.
       const plain = await new Sender(strict, 4).send({ ...base, url: r.url, secrets }, [secrets.current]);
-      assert.deepEqual([plain.status, plain.answer], [null, 'refused: the URL must be https']);
+      assert.deepEqual(
+        [plain.status, plain.answer],
+        [
+          null,
+          'refused: the URL must be https; http is allowed only with LEADLINE_WEBHOOK_ALLOW_PRIVATE=true (receivers on your own network)',
+        ],
+      );
       const named = await rebind.send({ ...base, url: `https://rebound.test:${r.port}/hooks`, secrets }, [
         secrets.current,
       ]);
