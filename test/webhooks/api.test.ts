@@ -247,6 +247,50 @@ for (const engine of enginesUnderTest()) {
       }
     });
 
+    it('records who created an endpoint; it keeps working when their key is revoked or they leave (issue 36)', async () => {
+      const mover = 14013;
+      await load(store, [
+        { type: 'member', id: mover, teamId: TEAM_A, email: 'mover@a.test', role: 'admin', pid: 'a3' },
+      ]);
+      const moverKey = await keyFor(store, mover);
+      const keyId = (await store.keys.list(mover)).at(-1)!.id;
+      const res = await call('POST', PATH, moverKey, { url: 'https://hooks.public.test/by-mover' });
+      assert.equal(res.statusCode, 201, res.body);
+      const { id, createdBy } = res.json().data;
+      assert.deepEqual(createdBy, {
+        via: 'api',
+        memberId: mover,
+        keyId,
+        memberRemoved: false,
+        keyRevoked: false,
+      });
+      await store.keys.revoke(keyId, Date.now());
+      const revoked = (await call('GET', `${PATH}/${id}`, keys.a!)).json().data;
+      assert.deepEqual(revoked.createdBy, {
+        via: 'api',
+        memberId: mover,
+        keyId,
+        memberRemoved: false,
+        keyRevoked: true,
+      });
+      await load(store, [
+        { type: 'member', id: mover, teamId: TEAM_B, email: 'mover@a.test', role: 'admin', pid: 'a3' },
+      ]);
+      const moved = (await call('GET', PATH, keys.a!))
+        .json()
+        .data.endpoints.find((e: { id: string }) => e.id === id);
+      assert.deepEqual(moved.createdBy, {
+        via: 'api',
+        memberId: mover,
+        keyId,
+        memberRemoved: true,
+        keyRevoked: true,
+      });
+      assert.equal(moved.enabled, true, 'the endpoint keeps working');
+      assert.ok((await store.webhooks.endpoints(TEAM_A)).some((e) => e.id === id && e.enabled));
+      assert.equal((await call('DELETE', `${PATH}/${id}`, keys.a!)).statusCode, 204);
+    });
+
     it("filters name the team's members and subteams only", async () => {
       const bad = await call('POST', PATH, keys.a!, {
         url: 'https://hooks.public.test/f',

@@ -57,6 +57,31 @@ for (const engine of enginesUnderTest()) {
       );
       assert.match(added.secret, /^whsec_/);
       const listed = json(cli(['list', '--team', String(TEAM)]));
+      assert.deepEqual(listed[0].createdBy, {
+        via: 'cli',
+        memberId: null,
+        keyId: null,
+        memberRemoved: false,
+        keyRevoked: false,
+      });
+      const human = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          MAIN,
+          ...(made.location.databaseUrl === null
+            ? ['--db', made.location.dbPath]
+            : ['--database-url', made.location.databaseUrl]),
+          'webhooks',
+          'list',
+          '--team',
+          String(TEAM),
+        ],
+        { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } },
+      );
+      assert.match(human.stdout, /created by/);
+      assert.match(human.stdout, /the operator \(CLI\)/);
       assert.deepEqual(
         listed.map((e: { id: string; secret?: string }) => [e.id, e.secret]),
         [[added.id, undefined]],
