@@ -261,6 +261,8 @@ function importSettings(int: IntReader): ImportConfig {
 export interface WebhookConfig {
   /** `http` and private, loopback and link-local addresses allowed (on-premises receivers, tests). */
   allowPrivate: boolean;
+  /** The only ports endpoint URLs may name (issue 36); null: any port. */
+  ports: readonly number[] | null;
   /** AES-256 key sealing endpoint secrets in the store; null: secrets stored as they are. */
   secretKey: Buffer | null;
   /** How long a rotated-out secret keeps signing beside the new one. */
@@ -310,6 +312,7 @@ function webhookSettings(
   const concurrency = int('LEADLINE_WEBHOOK_CONCURRENCY', 64, 1, 1000);
   return {
     allowPrivate: allow === 'true',
+    ports: portList(get('LEADLINE_WEBHOOK_PORTS'), problems),
     secretKey,
     rotationGraceMs: int('LEADLINE_WEBHOOK_ROTATION_GRACE_HOURS', 24, 0, 720) * 3_600_000,
     disableAfterMs: int('LEADLINE_WEBHOOK_DISABLE_AFTER_DAYS', 5, 1, 365) * DAY,
@@ -319,6 +322,18 @@ function webhookSettings(
     teamConcurrency: Math.min(concurrency, int('LEADLINE_WEBHOOK_TEAM_CONCURRENCY', 16, 1, 1000)),
     maxEndpoints: int('LEADLINE_WEBHOOK_MAX_ENDPOINTS', 20, 1, 1000),
   };
+}
+
+/** `LEADLINE_WEBHOOK_PORTS`: a comma list of ports (`443,8443`); unset: any port. */
+function portList(raw: string | undefined, problems: string[]): number[] | null {
+  if (raw === undefined) return null;
+  const ports = raw.split(',').map((p) => p.trim());
+  if (ports.every((p) => /^\d{1,5}$/.test(p) && Number(p) >= 1 && Number(p) <= 65_535))
+    return [...new Set(ports.map(Number))];
+  problems.push(
+    `LEADLINE_WEBHOOK_PORTS=${JSON.stringify(raw)}: expected ports from 1 to 65535, like 443,8443`,
+  );
+  return null;
 }
 
 type IntReader = (name: string, fallback: number, min: number, max: number) => number;

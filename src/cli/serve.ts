@@ -5,6 +5,7 @@ import { openStore } from '../storage/open-store.js';
 import { type GlobalOptions, isExpected, storeLocation } from './context.js';
 import { demoAdmin, demoBanner, returningBanner, seedDemo } from './demo.js';
 import { fail } from './output.js';
+import { startWarnings } from './serve-warnings.js';
 import { phaseLine } from './v1-status.js';
 
 /** `leadline serve [--port N] [--host H] [--demo]`. */
@@ -42,6 +43,7 @@ export function registerServeCommand(program: Command): void {
         const empty = opts.demo === true && (await store.directory.isEmpty());
         const demo = empty ? await seedDemo(store) : null;
         const admin = opts.demo === true && !empty ? await demoAdmin(store) : null;
+        for (const line of startWarnings(config.webhooks)) logger.warn(line);
         const server = await startServer(config, store, logger);
         if (process.env.npm_command !== undefined) endWithParent(process.ppid);
         // The operator sees where the retirement of v1 stands on every start (issue 22 §8).

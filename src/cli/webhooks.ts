@@ -3,7 +3,7 @@ import { loadWebhookConfig, parseIsoTime } from '../config.js';
 import { destinationProblem } from '../delivery/destination.js';
 import { EndpointLimitReached, EVENT_TYPES } from '../domain/webhook.js';
 import { newSigningSecret, SecretSeal } from '../domain/webhook-secret.js';
-import { endpointToWire } from '../domain/webhook-wire.js';
+import { creatorText, endpointToWire } from '../domain/webhook-wire.js';
 import { CommandError } from './command-error.js';
 import type { CommandContext } from './context.js';
 import { table } from './table.js';
@@ -36,6 +36,7 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
     .action((opts: { team?: string }) =>
       withContext(async ({ store, out }) => {
         const team = ids('--team', opts.team)?.[0] ?? null;
+        const emails = new Map((await store.directory.members(team)).map((m) => [m.id, m.email]));
         const list = (await store.webhooks.endpoints(team)).map((e) => ({
           teamId: e.teamId,
           ...endpointToWire(e),
@@ -43,8 +44,15 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
         out.result(
           list,
           table(
-            ['id', 'team', 'url', 'enabled', 'disabled because'],
-            list.map((e) => [e.id, e.teamId, e.url, e.enabled ? 'yes' : 'no', e.disabledReason]),
+            ['id', 'team', 'url', 'enabled', 'disabled because', 'created by'],
+            list.map((e) => [
+              e.id,
+              e.teamId,
+              e.url,
+              e.enabled ? 'yes' : 'no',
+              e.disabledReason,
+              creatorText(e.createdBy, emails),
+            ]),
           ),
         );
       }),
@@ -82,6 +90,7 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
                 members,
                 subteams: ids('--subteams', opts.subteams),
                 secret: new SecretSeal(config.secretKey).seal(secret),
+                createdBy: { via: 'cli', memberId: null, keyId: null },
                 createdAt: Date.now(),
               },
               config.maxEndpoints,

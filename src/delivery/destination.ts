@@ -1,4 +1,5 @@
 import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
 import { type AddressPolicy, addressProblem, hostOf, urlProblem } from '../domain/webhook-address.js';
 
 /** Every address a host name resolves to (the system resolver, as a connection would use). */
@@ -19,6 +20,7 @@ export async function destinationProblem(
   const problem = urlProblem(url, policy);
   if (problem !== null || policy.allowPrivate) return problem;
   const host = hostOf(new URL(url));
+  if (isIP(host) !== 0) return null; // an address literal: urlProblem judged it
   let addresses: string[];
   try {
     addresses = await resolve(host);

@@ -9,6 +9,8 @@ import { BlockList, isIP } from 'node:net';
 
 export interface AddressPolicy {
   allowPrivate: boolean;
+  /** The only ports a URL may name, its scheme's default included (LEADLINE_WEBHOOK_PORTS); null: any. */
+  ports: readonly number[] | null;
 }
 
 /** Special-purpose ranges (IANA IPv4 and IPv6 special-purpose address registries, RFC 6890). */
@@ -33,12 +35,13 @@ for (const [net, bits] of [
   NOT_PUBLIC.addSubnet(net, bits, 'ipv4');
 for (const [net, bits] of [
   ['::', 127], // unspecified and loopback
-  ['64:ff9b::', 96], // NAT64 translations can reach private IPv4
-  ['64:ff9b:1::', 48],
+  // `::/96`, `::ffff:0:0/96` and `64:ff9b::/96` carry an IPv4 address, judged by the rules above.
+  ['64:ff9b:1::', 48], // local-use NAT64 (RFC 8215)
   ['100::', 64],
   ['2001::', 23],
   ['2001:db8::', 32],
   ['2002::', 16], // 6to4 carries an IPv4 address
+  ['3fff::', 20], // documentation (RFC 9637)
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
@@ -49,23 +52,52 @@ for (const [net, bits] of [
 export function isPublicAddress(ip: string): boolean {
   const family = isIP(ip);
   if (family === 0) return false;
-  if (family === 6) {
-    const mapped = mappedIpv4(ip);
-    if (mapped !== null) return isPublicAddress(mapped);
-    return !NOT_PUBLIC.check(ip, 'ipv6');
-  }
-  return !NOT_PUBLIC.check(ip, 'ipv4');
+  if (family === 4) return !NOT_PUBLIC.check(ip, 'ipv4');
+  const embedded = embeddedIpv4(ip);
+  if (embedded !== null) return isPublicAddress(embedded);
+  // Public IPv6 is global unicast (2000::/3, RFC 4291 §2.4) outside the special ranges above:
+  // everything else — site-local fec0::/10, reserved and unassigned space — is refused.
+  const first = ipv6Groups(ip)?.[0];
+  return first !== undefined && (first & 0xe000) === 0x2000 && !NOT_PUBLIC.check(ip, 'ipv6');
 }
 
-/** The IPv4 address inside an IPv4-mapped IPv6 one (`::ffff:1.2.3.4` or, as URLs write it, `::ffff:102:304`). */
-function mappedIpv4(ip: string): string | null {
-  const dotted = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip);
-  if (dotted !== null) return dotted[1]!;
-  const hex = /^::ffff:([0-9a-f]{1,4}):([0-9a-f]{1,4})$/i.exec(ip);
-  if (hex === null) return null;
-  const [hi, lo] = [Number.parseInt(hex[1]!, 16), Number.parseInt(hex[2]!, 16)];
-  return `${hi >> 8}.${hi & 255}.${lo >> 8}.${lo & 255}`;
+/**
+ * The IPv4 address an IPv6 one stands for, which the IPv4 rules then judge: IPv4-mapped
+ * `::ffff:0:0/96`, IPv4-compatible `::/96` (RFC 4291 §2.5.5.1)
+ * but not `::` and `::1`, and the NAT64 well-known prefix `64:ff9b::/96` (RFC 6052) — a URL
+ * writes them in hex (`[::7f00:1]` for `[::127.0.0.1]`). Null for any other IPv6 address.
+ */
+function embeddedIpv4(ip: string): string | null {
+  const g = ipv6Groups(ip);
+  if (g === null) return null;
+  const zeroTo = (end: number) => g.slice(0, end).every((x) => x === 0);
+  const mapped = zeroTo(5) && g[5] === 0xffff;
+  const compatible = zeroTo(6) && (g[6] !== 0 || g[7]! > 1);
+  const nat64 = g[0] === 0x64 && g[1] === 0xff9b && g.slice(2, 6).every((x) => x === 0);
+  if (!mapped && !compatible && !nat64) return null;
+  return `${g[6]! >> 8}.${g[6]! & 255}.${g[7]! >> 8}.${g[7]! & 255}`;
 }
+
+/** The eight 16-bit groups of an IPv6 literal (a zone `%eth0` ignored); null if it is not one. */
+function ipv6Groups(ip: string): number[] | null {
+  let text = ip.replace(/%.*$/, '');
+  if (isIP(text) !== 6) return null;
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted !== null) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const part = (s: string | undefined) => (s === undefined || s === '' ? [] : s.split(':'));
+  const [left, right] = [part(head), part(tail)];
+  const groups =
+    tail === undefined ? left : [...left, ...Array(8 - left.length - right.length).fill('0'), ...right];
+  return groups.map((h) => Number.parseInt(h, 16));
+}
+
+/** How an operator allows what the public-only rule refuses (issue 37): said wherever it refuses. */
+const ALLOWED_PRIVATE =
+  'allowed only with LEADLINE_WEBHOOK_ALLOW_PRIVATE=true (receivers on your own network)';
 
 /** Why an endpoint URL is refused before any lookup (null: acceptable so far). */
 export function urlProblem(text: string, policy: AddressPolicy): string | null {
@@ -76,7 +108,12 @@ export function urlProblem(text: string, policy: AddressPolicy): string | null {
     return 'not an absolute URL';
   }
   if (url.protocol !== 'https:' && !(policy.allowPrivate && url.protocol === 'http:')) {
-    return policy.allowPrivate ? 'must be http or https' : 'must be https';
+    return policy.allowPrivate ? 'must be http or https' : `must be https; http is ${ALLOWED_PRIVATE}`;
+  }
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  if (policy.ports !== null && !policy.ports.includes(port)) {
+    const allowed = `port${policy.ports.length === 1 ? '' : 's'} ${policy.ports.join(', ')}`;
+    return `port ${port} is not allowed: webhooks go to ${allowed} only (LEADLINE_WEBHOOK_PORTS)`;
   }
   if (url.username !== '' || url.password !== '') return 'must not carry credentials';
   if (url.hash !== '') return 'must not carry a fragment';
@@ -84,7 +121,7 @@ export function urlProblem(text: string, policy: AddressPolicy): string | null {
   if (isIP(host) !== 0) return addressProblem(host, policy);
   if (!/^[a-z0-9.-]+$/i.test(host) || host.endsWith('.')) return 'has an invalid host name';
   if (!policy.allowPrivate && (host === 'localhost' || host.endsWith('.localhost'))) {
-    return 'must be a public host';
+    return `must be a public host; localhost is ${ALLOWED_PRIVATE}`;
   }
   return null;
 }
@@ -97,5 +134,7 @@ export function hostOf(url: URL): string {
 /** Why an address may not be connected to (null: it may). */
 export function addressProblem(ip: string, policy: AddressPolicy): string | null {
   if (policy.allowPrivate || isPublicAddress(ip)) return null;
-  return `resolves to ${ip}, which is not a public address`;
+  const v4 = isIP(ip) === 6 ? embeddedIpv4(ip) : null;
+  const shown = `${ip}${v4 === null ? '' : ` (${v4})`}`;
+  return `resolves to ${shown}, which is not a public address; private addresses are ${ALLOWED_PRIVATE}`;
 }

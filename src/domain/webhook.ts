@@ -28,8 +28,25 @@ export interface Endpoint {
   enabled: boolean;
   /** Why leadline disabled it (410 Gone, failing too long); null when enabled or disabled by a person. */
   disabledReason: string | null;
+  /** Who created it; null: unknown (created before leadline recorded it). */
+  createdBy: EndpointCreator | null;
   createdAt: number;
   updatedAt: number;
+}
+
+/**
+ * Who created an endpoint (issue 36): a member through the API, with the key it called with, or
+ * the operator through the CLI. The endpoint does not depend on them: it keeps working when the
+ * member leaves the team or the key is revoked, and says so.
+ */
+export interface EndpointCreator {
+  via: 'api' | 'cli';
+  memberId: number | null;
+  keyId: number | null;
+  /** The member is no longer one of the endpoint's team (moved away, or gone). */
+  memberRemoved: boolean;
+  /** The key has been revoked (or is gone). */
+  keyRevoked: boolean;
 }
 
 /** An endpoint about to be stored; `secret` is the stored form of its signing secret. */
@@ -52,6 +69,8 @@ export interface NewEndpoint {
   members: number[] | null;
   subteams: number[] | null;
   secret: string;
+  /** Absent: stored as unknown (null). */
+  createdBy?: Pick<EndpointCreator, 'via' | 'memberId' | 'keyId'>;
   createdAt: number;
 }
 

@@ -61,6 +61,19 @@ export type WebhookUpdateBody = Static<typeof WebhookUpdateBody>;
 const Nullable = Type.Union([Type.String(), Type.Null()]);
 const IdsOrNull = Type.Union([Type.Array(Type.Integer()), Type.Null()]);
 
+const Creator = Type.Object(
+  {
+    via: Type.Enum(['api', 'cli'], {
+      description: '`api`: a team admin with an API key; `cli`: the operator (`leadline webhooks add`).',
+    }),
+    memberId: Type.Union([Type.Integer(), Type.Null()], { description: 'The member who created it (api).' }),
+    keyId: Type.Union([Type.Integer(), Type.Null()], { description: 'The key it was created with (api).' }),
+    memberRemoved: Type.Boolean({ description: 'The member is no longer one of the team.' }),
+    keyRevoked: Type.Boolean({ description: 'The key has been revoked since.' }),
+  },
+  { additionalProperties: false },
+);
+
 export const WebhookEndpoint = Type.Object(
   {
     id: Type.String({ format: 'uuid' }),
@@ -72,6 +85,10 @@ export const WebhookEndpoint = Type.Object(
     enabled: Type.Boolean(),
     disabledReason: Type.Union([Type.String(), Type.Null()], {
       description: 'Why leadline disabled the endpoint (410 Gone, failing too long); null otherwise.',
+    }),
+    createdBy: Type.Union([Creator, Type.Null()], {
+      description:
+        'Who created the endpoint; null: unknown (created before leadline recorded it). The endpoint keeps working when its creator leaves the team or its key is revoked.',
     }),
     createdAt: Type.String(),
     updatedAt: Type.String(),

@@ -3,8 +3,12 @@ import { LEAD_COLUMNS, type LeadRow, toLead } from './rows.js';
 
 /** Webhook rows as both engines store them (migration 5), and their one mapping: rows stop here. */
 
-export const ENDPOINT_COLUMNS =
-  'id, team_id, url, description, event_types, member_ids, subteam_ids, enabled, disabled_reason, created_at, updated_at';
+export const ENDPOINT_COLUMNS = `id, team_id, url, description, event_types, member_ids, subteam_ids, enabled,
+  disabled_reason, created_at, updated_at, created_via, created_by_member, created_by_key,
+  EXISTS (SELECT 1 FROM members m WHERE m.id = webhook_endpoints.created_by_member
+    AND m.team_id = webhook_endpoints.team_id) AS creator_in_team,
+  EXISTS (SELECT 1 FROM api_keys k WHERE k.id = webhook_endpoints.created_by_key
+    AND k.revoked_at IS NULL) AS creator_key_live`;
 
 export interface EndpointRow {
   id: string;
@@ -18,6 +22,11 @@ export interface EndpointRow {
   disabled_reason: string | null;
   created_at: number;
   updated_at: number;
+  created_via: 'api' | 'cli' | null;
+  created_by_member: number | null;
+  created_by_key: number | null;
+  creator_in_team: number | boolean;
+  creator_key_live: number | boolean;
 }
 
 const list = (text: string | null): number[] | null =>
@@ -34,10 +43,22 @@ export function toEndpoint(r: EndpointRow): Endpoint {
     subteams: list(r.subteam_ids),
     enabled: r.enabled === 1 || r.enabled === true,
     disabledReason: r.disabled_reason,
+    createdBy:
+      r.created_via === null
+        ? null
+        : {
+            via: r.created_via,
+            memberId: r.created_by_member,
+            keyId: r.created_by_key,
+            memberRemoved: r.created_by_member !== null && !truth(r.creator_in_team),
+            keyRevoked: r.created_by_key !== null && !truth(r.creator_key_live),
+          },
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
 }
+
+const truth = (v: number | boolean): boolean => v === 1 || v === true;
 
 /** The team an owner is limited to; null: every team (the operator). */
 export const ownerTeam = (owner: EndpointOwner): number | null =>

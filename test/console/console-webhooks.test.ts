@@ -7,7 +7,7 @@ import type { Endpoint } from '../../src/domain/webhook.js';
 import type { AttemptOutcome } from '../../src/domain/webhook-delivery.js';
 import { newSigningSecret } from '../../src/domain/webhook-secret.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load, testConfig } from '../helpers.js';
+import { keyFor, load, testConfig } from '../helpers.js';
 import { csrfOf, form, type Signed, signIn } from './session.js';
 
 /**
@@ -102,6 +102,34 @@ for (const engine of enginesUnderTest()) {
         payload: '_csrf=x',
       });
       assert.equal(res.statusCode, 401);
+    });
+
+    test('the list says who created each endpoint, and when the key it was made with is revoked', async () => {
+      await keyFor(store, ADMIN_A);
+      const key = (await store.keys.list(ADMIN_A)).at(-1)!;
+      const made = await store.webhooks.addEndpoint({
+        teamId: A,
+        url: 'https://a.example/by-key',
+        description: null,
+        eventTypes: ['lead.created'],
+        members: null,
+        subteams: null,
+        secret: newSigningSecret(),
+        createdBy: { via: 'api', memberId: ADMIN_A, keyId: key.id },
+        createdAt: clock,
+      });
+      try {
+        await store.keys.revoke(key.id, clock);
+        const list = await get('/console/webhooks');
+        assert.match(list.body, /<th scope="col">Created by<\/th>/);
+        assert.match(
+          list.body,
+          new RegExp(`member ${ADMIN_A} \\(admin@a\\.test\\), key ${key.id} \\(revoked\\)`),
+        );
+        assert.match(list.body, /<td>unknown<\/td>/, 'an endpoint made without a recorded creator');
+      } finally {
+        await store.webhooks.removeEndpoint('operator', made.id);
+      }
     });
 
     test("a team admin sees their team's endpoints and deliveries, escaped", async () => {

@@ -107,4 +107,12 @@ describe('configuration (issue 2 §7)', () => {
       assert.throws(() => loadConfig({ LEADLINE_CORS_ORIGINS: bad }), /LEADLINE_CORS_ORIGINS/, bad);
     }
   });
+
+  test('LEADLINE_WEBHOOK_PORTS: a comma list of ports, any port when unset', () => {
+    assert.equal(loadConfig({}).webhooks.ports, null);
+    assert.deepEqual(loadConfig({ LEADLINE_WEBHOOK_PORTS: '443, 8443' }).webhooks.ports, [443, 8443]);
+    for (const bad of ['0', '65536', 'https', '443;8443', '443,', '-1']) {
+      assert.throws(() => loadConfig({ LEADLINE_WEBHOOK_PORTS: bad }), /LEADLINE_WEBHOOK_PORTS/, bad);
+    }
+  });
 });

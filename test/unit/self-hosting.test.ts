@@ -79,6 +79,20 @@ describe('.env.example', () => {
     const undocumented = [...example.keys()].filter((n) => !docs.includes(`\`${n}\``));
     assert.deepEqual(undocumented, []);
   });
+
+  test("every variable in it has a row in the README's configuration table (docs/self-hosting.md says so)", () => {
+    const readme = read('README.md');
+    const table = readme.slice(
+      readme.indexOf('## Configuration'),
+      readme.indexOf('\n## ', readme.indexOf('## Configuration') + 1),
+    );
+    const rows = new Set([...table.matchAll(/^\| `([A-Z][A-Z0-9_]*)` \|/gm)].map((m) => m[1]));
+    assert.deepEqual(
+      [...example.keys()].filter((n) => !rows.has(n)),
+      [],
+      'add these to the Configuration table of README.md',
+    );
+  });
 });
 
 /** The instructions of a Dockerfile, continuation lines joined: [keyword, arguments]. */

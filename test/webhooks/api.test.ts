@@ -29,6 +29,12 @@ const DNS: Record<string, string[]> = {
   'loopback.test': ['127.0.0.1'],
   'mixed.test': ['93.184.216.34', '10.1.2.3'],
   'v6-loopback.test': ['::1'],
+  'v4-compatible.test': ['::7f00:1'],
+  'site-local.test': ['fec0::1'],
+  'mapped.test': ['::ffff:10.0.0.1'],
+  'nat64-private.test': ['64:ff9b::a9fe:a9fe'],
+  'nat64-public.test': ['64:ff9b::808:808'],
+  'v6-public.test': ['2606:4700::1111'],
 };
 const lookup: HostLookup = async (host) => {
   const found = DNS[host];
@@ -52,6 +58,7 @@ for (const engine of enginesUnderTest()) {
     let store: Store;
     let app: FastifyInstance;
     let open: FastifyInstance;
+    let ported: FastifyInstance;
     const keys: Record<string, string> = {};
 
     before(async () => {
@@ -69,6 +76,11 @@ for (const engine of enginesUnderTest()) {
         store,
         hostLookup: lookup,
       });
+      ported = await buildApp({
+        config: testConfig({ LEADLINE_WEBHOOK_PORTS: '443,8443' }),
+        store,
+        hostLookup: lookup,
+      });
       keys.a = await keyFor(store, A_ADMIN);
       keys.member = await keyFor(store, A_MEMBER);
       keys.b = await keyFor(store, B_ADMIN);
@@ -76,6 +88,7 @@ for (const engine of enginesUnderTest()) {
     after(async () => {
       await app.close();
       await open.close();
+      await ported.close();
       await made.cleanup();
     });
 
@@ -155,6 +168,16 @@ for (const engine of enginesUnderTest()) {
         'https://loopback.test/x': /127\.0\.0\.1.*not a public address/,
         'https://v6-loopback.test/x': /::1.*not a public address/,
         'https://mixed.test/x': /10\.1\.2\.3.*not a public address/,
+        // IPv6 outside global unicast, and IPv6 forms carrying a private IPv4 address.
+        'https://[::7f00:1]/x': /::7f00:1 \(127\.0\.0\.1\).*not a public address/,
+        'https://[::127.0.0.1]/x': /127\.0\.0\.1.*not a public address/,
+        'https://[fec0::1]/x': /fec0::1.*not a public address/,
+        'https://[::ffff:192.168.0.1]/x': /192\.168\.0\.1.*not a public address/,
+        'https://[64:ff9b::10.0.0.1]/x': /10\.0\.0\.1.*not a public address/,
+        'https://v4-compatible.test/x': /127\.0\.0\.1.*not a public address/,
+        'https://site-local.test/x': /fec0::1.*not a public address/,
+        'https://mapped.test/x': /10\.0\.0\.1.*not a public address/,
+        'https://nat64-private.test/x': /169\.254\.169\.254.*not a public address/,
         'https://localhost/x': /public host/,
         'https://nowhere.test/x': /does not resolve/,
         'https://user:pw@hooks.public.test/x': /credentials/,
@@ -167,12 +190,105 @@ for (const engine of enginesUnderTest()) {
         assert.equal(problem.invalid_params[0].name, '/url');
         assert.match(problem.invalid_params[0].reason, reason, url);
       }
+      for (const url of [
+        'https://nat64-public.test/x',
+        'https://v6-public.test/x',
+        'https://[2606:4700::1111]/x',
+        'https://[64:ff9b::8.8.8.8]/x',
+      ]) {
+        const res = await call('POST', PATH, keys.a!, { url });
+        assert.equal(res.statusCode, 201, `${url}: ${res.body}`);
+        await call('DELETE', `${PATH}/${res.json().data.id}`, keys.a!);
+      }
+      // Issue 37: what a local receiver needs is said in the problem's detail.
+      for (const [url, refusal] of [
+        ['http://127.0.0.1:8080/x', 'must be https; http is'],
+        ['https://localhost:8080/x', 'must be a public host; localhost is'],
+        ['https://127.0.0.1:8080/x', 'which is not a public address; private addresses are'],
+      ] as const) {
+        const { detail } = (await call('POST', PATH, keys.a!, { url })).json();
+        assert.ok(
+          detail.includes(
+            `${refusal} allowed only with LEADLINE_WEBHOOK_ALLOW_PRIVATE=true (receivers on your own network)`,
+          ),
+          `${url}: ${detail}`,
+        );
+      }
       const some = (await call('GET', PATH, keys.a!)).json().data.endpoints[0];
       const patched = await call('PATCH', `${PATH}/${some.id}`, keys.a!, { url: 'https://loopback.test/x' });
       assert.equal(patched.statusCode, 400, 'checked on update too');
       const allowed = await call('POST', PATH, keys.a!, { url: 'http://loopback.test:8080/x' }, open);
       assert.equal(allowed.statusCode, 201, 'the operator setting allows http and private addresses');
       await call('DELETE', `${PATH}/${allowed.json().data.id}`, keys.a!);
+    });
+
+    it('refuses ports outside LEADLINE_WEBHOOK_PORTS, saying which are allowed (issue 36)', async () => {
+      const refused = await call('POST', PATH, keys.a!, { url: 'https://hooks.public.test:8080/x' }, ported);
+      assert.equal(refused.statusCode, 400, refused.body);
+      const problem = refused.json();
+      assert.equal(problem.invalid_params[0].name, '/url');
+      assert.match(
+        problem.detail,
+        /port 8080 is not allowed: webhooks go to ports 443, 8443 only \(LEADLINE_WEBHOOK_PORTS\)/,
+      );
+      for (const url of ['https://hooks.public.test/x', 'https://hooks.public.test:8443/x']) {
+        const res = await call('POST', PATH, keys.a!, { url }, ported);
+        assert.equal(res.statusCode, 201, `${url}: ${res.body}`);
+        const id = res.json().data.id;
+        const moved = await call(
+          'PATCH',
+          `${PATH}/${id}`,
+          keys.a!,
+          { url: 'https://hooks.public.test:22/x' },
+          ported,
+        );
+        assert.equal(moved.statusCode, 400, 'checked on update too');
+        await call('DELETE', `${PATH}/${id}`, keys.a!);
+      }
+    });
+
+    it('records who created an endpoint; it keeps working when their key is revoked or they leave (issue 36)', async () => {
+      const mover = 14013;
+      await load(store, [
+        { type: 'member', id: mover, teamId: TEAM_A, email: 'mover@a.test', role: 'admin', pid: 'a3' },
+      ]);
+      const moverKey = await keyFor(store, mover);
+      const keyId = (await store.keys.list(mover)).at(-1)!.id;
+      const res = await call('POST', PATH, moverKey, { url: 'https://hooks.public.test/by-mover' });
+      assert.equal(res.statusCode, 201, res.body);
+      const { id, createdBy } = res.json().data;
+      assert.deepEqual(createdBy, {
+        via: 'api',
+        memberId: mover,
+        keyId,
+        memberRemoved: false,
+        keyRevoked: false,
+      });
+      await store.keys.revoke(keyId, Date.now());
+      const revoked = (await call('GET', `${PATH}/${id}`, keys.a!)).json().data;
+      assert.deepEqual(revoked.createdBy, {
+        via: 'api',
+        memberId: mover,
+        keyId,
+        memberRemoved: false,
+        keyRevoked: true,
+      });
+      await load(store, [
+        { type: 'member', id: mover, teamId: TEAM_B, email: 'mover@a.test', role: 'admin', pid: 'a3' },
+      ]);
+      const moved = (await call('GET', PATH, keys.a!))
+        .json()
+        .data.endpoints.find((e: { id: string }) => e.id === id);
+      assert.deepEqual(moved.createdBy, {
+        via: 'api',
+        memberId: mover,
+        keyId,
+        memberRemoved: true,
+        keyRevoked: true,
+      });
+      assert.equal(moved.enabled, true, 'the endpoint keeps working');
+      assert.ok((await store.webhooks.endpoints(TEAM_A)).some((e) => e.id === id && e.enabled));
+      assert.equal((await call('DELETE', `${PATH}/${id}`, keys.a!)).statusCode, 204);
     });
 
     it("filters name the team's members and subteams only", async () => {

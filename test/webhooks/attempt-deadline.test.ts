@@ -30,7 +30,7 @@ const delivery = (url: string) => ({
 
 describe('one attempt ends within its deadline, whatever the receiver does (issue 36)', () => {
   const receivers: HostileReceiver[] = [];
-  const sender = new Sender({ allowPrivate: true }, 8, undefined, DEADLINE_MS);
+  const sender = new Sender({ allowPrivate: true, ports: null }, 8, undefined, DEADLINE_MS);
   after(async () => {
     sender.close();
     for (const r of receivers) await r.close();
@@ -76,7 +76,7 @@ describe('one attempt ends within its deadline, whatever the receiver does (issu
   it('the default deadline is the documented 10 s', async () => {
     const r = await HostileReceiver.start('headers-then-silence');
     receivers.push(r);
-    const plain = new Sender({ allowPrivate: true }, 1);
+    const plain = new Sender({ allowPrivate: true, ports: null }, 1);
     const started = performance.now();
     const got = await within(plain.send(delivery(r.url), [SECRET]), 12_000, 'default deadline');
     const took = performance.now() - started;

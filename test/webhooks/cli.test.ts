@@ -42,6 +42,14 @@ for (const engine of enginesUnderTest()) {
       const refused = cli(['add', '--team', String(TEAM), '--url', 'https://127.0.0.1/hook']);
       assert.notEqual(refused.status, 0);
       assert.match(refused.err, /127\.0\.0\.1.*not a public address/);
+      // Issue 37: a local receiver's refusal names the setting that allows it.
+      for (const url of ['https://127.0.0.1/hook', 'http://127.0.0.1:9/hook', 'https://localhost/hook']) {
+        const local = cli(['add', '--team', String(TEAM), '--url', url], {
+          LEADLINE_WEBHOOK_ALLOW_PRIVATE: '',
+        });
+        assert.notEqual(local.status, 0, url);
+        assert.match(local.err, /LEADLINE_WEBHOOK_ALLOW_PRIVATE=true/, url);
+      }
       const added = json(
         cli(['add', '--team', String(TEAM), '--url', 'http://127.0.0.1:9/hook'], {
           LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true',
@@ -49,6 +57,31 @@ for (const engine of enginesUnderTest()) {
       );
       assert.match(added.secret, /^whsec_/);
       const listed = json(cli(['list', '--team', String(TEAM)]));
+      assert.deepEqual(listed[0].createdBy, {
+        via: 'cli',
+        memberId: null,
+        keyId: null,
+        memberRemoved: false,
+        keyRevoked: false,
+      });
+      const human = spawnSync(
+        process.execPath,
+        [
+          '--import',
+          'tsx',
+          MAIN,
+          ...(made.location.databaseUrl === null
+            ? ['--db', made.location.dbPath]
+            : ['--database-url', made.location.databaseUrl]),
+          'webhooks',
+          'list',
+          '--team',
+          String(TEAM),
+        ],
+        { encoding: 'utf8', env: { ...process.env, DATABASE_URL: '' } },
+      );
+      assert.match(human.stdout, /created by/);
+      assert.match(human.stdout, /the operator \(CLI\)/);
       assert.deepEqual(
         listed.map((e: { id: string; secret?: string }) => [e.id, e.secret]),
         [[added.id, undefined]],

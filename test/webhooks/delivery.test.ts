@@ -313,6 +313,11 @@ for (const engine of enginesUnderTest()) {
         'https://10.0.0.1/x',
         'https://169.254.169.254/latest',
         'https://[::1]:9/x',
+        'https://[::7f00:1]:9/x',
+        'https://[::127.0.0.1]:9/x',
+        'https://[fec0::1]:9/x',
+        'https://[::ffff:127.0.0.1]:9/x',
+        'https://[64:ff9b::10.0.0.1]:9/x',
       ]) {
         const got = await new Sender(strict, 4).send({ ...base, url, secrets }, [secrets.current]);
         assert.equal(got.status, null, url);
@@ -321,11 +326,48 @@ for (const engine of enginesUnderTest()) {
       // Issue 36: the URL's rules are checked again on every attempt — an http endpoint saved
       // while private targets were allowed is not posted to once they are not.
       const plain = await new Sender(strict, 4).send({ ...base, url: r.url, secrets }, [secrets.current]);
-      assert.deepEqual([plain.status, plain.answer], [null, 'refused: the URL must be https']);
+      assert.deepEqual(
+        [plain.status, plain.answer],
+        [
+          null,
+          'refused: the URL must be https; http is allowed only with LEADLINE_WEBHOOK_ALLOW_PRIVATE=true (receivers on your own network)',
+        ],
+      );
       const named = await rebind.send({ ...base, url: `https://rebound.test:${r.port}/hooks`, secrets }, [
         secrets.current,
       ]);
       assert.match(named.answer, /^refused: .*127\.0\.0\.1.*not a public address/);
+      // A name whose every address is an IPv6 form of a private one, or outside global unicast.
+      for (const [address, shown] of [
+        ['::7f00:1', /::7f00:1 \(127\.0\.0\.1\)/],
+        ['fec0::1', /fec0::1/],
+        ['::ffff:10.0.0.1', /10\.0\.0\.1/],
+        ['64:ff9b::a00:1', /10\.0\.0\.1/],
+      ] as const) {
+        const v6 = new Sender(strict, 4, ((_h: string, _o: unknown, done: (e: null, a: unknown) => void) =>
+          done(null, [{ address, family: 6 }])) as never);
+        const got = await v6.send({ ...base, url: `https://rebound.test:${r.port}/hooks`, secrets }, [
+          secrets.current,
+        ]);
+        v6.close();
+        assert.equal(got.status, null, address);
+        assert.match(got.answer, /^refused: .*not a public address/, address);
+        assert.match(got.answer, shown, address);
+      }
+      // LEADLINE_WEBHOOK_PORTS holds on every attempt: an endpoint saved before it was set is not posted to.
+      const ported = new Sender(
+        loadWebhookConfig({ LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true', LEADLINE_WEBHOOK_PORTS: '443' }),
+        4,
+      );
+      const off = await ported.send({ ...base, url: r.url, secrets }, [secrets.current]);
+      ported.close();
+      assert.deepEqual(
+        [off.status, off.answer],
+        [
+          null,
+          `refused: the URL port ${r.port} is not allowed: webhooks go to port 443 only (LEADLINE_WEBHOOK_PORTS)`,
+        ],
+      );
       assert.equal(r.received.length, 0, 'nothing reached the receiver');
       rebind.close();
       await remove(id);

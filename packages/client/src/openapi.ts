@@ -1009,6 +1009,22 @@ export interface components {
             enabled: boolean;
             /** @description Why leadline disabled the endpoint (410 Gone, failing too long); null otherwise. */
             disabledReason: string | null;
+            /** @description Who created the endpoint; null: unknown (created before leadline recorded it). The endpoint keeps working when its creator leaves the team or its key is revoked. */
+            createdBy: {
+                /**
+                 * @description `api`: a team admin with an API key; `cli`: the operator (`leadline webhooks add`).
+                 * @enum {unknown}
+                 */
+                via: "api" | "cli";
+                /** @description The member who created it (api). */
+                memberId: number | null;
+                /** @description The key it was created with (api). */
+                keyId: number | null;
+                /** @description The member is no longer one of the team. */
+                memberRemoved: boolean;
+                /** @description The key has been revoked since. */
+                keyRevoked: boolean;
+            } | null;
             createdAt: string;
             updatedAt: string;
             /** @description The signing secret (`whsec_…`): in the answers to creation and rotation only, never again. */

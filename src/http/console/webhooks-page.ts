@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Endpoint } from '../../domain/webhook.js';
 import type { DeliveryRecord, DeliveryState } from '../../domain/webhook-delivery.js';
+import { creatorText } from '../../domain/webhook-wire.js';
 import { type ConsoleDeps, noStore, requireSession, teamInView } from './context.js';
 import { type Html, html, when } from './html.js';
 import { page, teamPicker, teamQuery } from './layout.js';
@@ -27,15 +28,15 @@ export function webhooksPage(app: FastifyInstance, deps: ConsoleDeps): void {
       const recent = await recentDeliveries(deps, session, e, SUMMED);
       rows.push(html`<tr><td><a href="/console/webhooks/${e.id}${q}">${e.url}</a></td><td>${e.description ?? ''}</td>
 ${operator ? html`<td>${e.teamId}</td>` : ''}<td>${e.eventTypes.join(', ')}</td><td>${audience(e, emails)}</td>
-<td>${endpointState(e)}</td><td>${when(e.createdAt)}</td><td>${summary(recent)}</td><td>${lastDelivery(recent)}</td></tr>`);
+<td>${endpointState(e)}</td><td>${when(e.createdAt)}</td><td>${creatorText(e.createdBy, emails)}</td><td>${summary(recent)}</td><td>${lastDelivery(recent)}</td></tr>`);
     }
     const body = html`${teamPicker(session, await deps.store.directory.teams(), team, '/console/webhooks')}
 <p>Endpoints are registered with the API (<code>POST /api/pub/v2/webhooks</code>, a team admin’s key) or
 <code>leadline webhooks add</code>: <a href="/docs/webhooks">the webhooks reference</a>. Open an endpoint for its deliveries.</p>
 <div class="scroll"><table><caption>Webhook endpoints</caption><thead><tr><th scope="col">URL</th><th scope="col">Description</th>
 ${operator ? html`<th scope="col">Team</th>` : ''}<th scope="col">Events</th><th scope="col">Leads of</th><th scope="col">Status</th>
-<th scope="col">Created</th><th scope="col">Last ${SUMMED} deliveries</th><th scope="col">Last delivery</th></tr></thead>
-<tbody>${rows.length === 0 ? html`<tr><td colspan="9">No endpoints yet.</td></tr>` : rows}</tbody></table></div>`;
+<th scope="col">Created</th><th scope="col">Created by</th><th scope="col">Last ${SUMMED} deliveries</th><th scope="col">Last delivery</th></tr></thead>
+<tbody>${rows.length === 0 ? html`<tr><td colspan="10">No endpoints yet.</td></tr>` : rows}</tbody></table></div>`;
     return noStore(reply).send(page('Webhooks', body, { session, view: 'webhooks', team }));
   });
 }

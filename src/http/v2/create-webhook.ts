@@ -31,6 +31,7 @@ export const createWebhook =
         members: body.memberIds ?? null,
         subteams: body.subteamIds ?? null,
         secret: new SecretSeal(config.webhooks.secretKey).seal(secret),
+        createdBy: { via: 'api', memberId: caller.memberId, keyId: caller.keyId },
         createdAt: now,
       },
       config.webhooks.maxEndpoints,

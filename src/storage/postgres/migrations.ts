@@ -315,6 +315,15 @@ const MIGRATIONS: Migration[] = [
       DROP INDEX webhook_deliveries_due;
     `,
   },
+  {
+    version: 9,
+    name: 'webhook-endpoint-creator',
+    // As SQLite's migration 9 (issue 36): who created an endpoint, NULL when made before.
+    sql: `
+      ALTER TABLE webhook_endpoints ADD COLUMN created_via text CHECK (created_via IN ('api', 'cli')),
+        ADD COLUMN created_by_member bigint, ADD COLUMN created_by_key bigint;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -42,9 +42,11 @@ export class PostgresWebhookStore implements WebhookStore {
     const [row] = (await this.sql.begin(async (tx) => {
       await tx`SELECT id FROM teams WHERE id = ${e.teamId} FOR NO KEY UPDATE`;
       return tx<EndpointRow[]>`INSERT INTO webhook_endpoints (id, team_id, url, description,
-          event_types, member_ids, subteam_ids, secret, created_at, updated_at)
+          event_types, member_ids, subteam_ids, secret, created_at, updated_at, created_via, created_by_member,
+          created_by_key)
         SELECT ${uuid7(e.createdAt)}, ${e.teamId}, ${e.url}, ${e.description}, ${JSON.stringify(e.eventTypes)},
-          ${listText(e.members)}, ${listText(e.subteams)}, ${e.secret}, ${e.createdAt}, ${e.createdAt}
+          ${listText(e.members)}, ${listText(e.subteams)}, ${e.secret}, ${e.createdAt}, ${e.createdAt},
+          ${e.createdBy?.via ?? null}, ${e.createdBy?.memberId ?? null}, ${e.createdBy?.keyId ?? null}
         WHERE (SELECT count(*) FROM webhook_endpoints WHERE team_id = ${e.teamId}) < ${maxPerTeam}
         RETURNING ${this.columns}`;
     })) as EndpointRow[];

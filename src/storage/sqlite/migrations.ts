@@ -277,6 +277,18 @@ const MIGRATIONS: Migration[] = [
       DROP INDEX webhook_deliveries_due;
     `,
   },
+  {
+    version: 9,
+    name: 'webhook-endpoint-creator',
+    // Issue 36: who created an endpoint — 'api' (the member and the key that called) or 'cli'
+    // (the operator). No foreign keys: the endpoint outlives its creator's key and membership,
+    // and reads say whether they still hold. Endpoints made before this migration: NULL, unknown.
+    sql: `
+      ALTER TABLE webhook_endpoints ADD COLUMN created_via TEXT CHECK (created_via IN ('api', 'cli'));
+      ALTER TABLE webhook_endpoints ADD COLUMN created_by_member INTEGER;
+      ALTER TABLE webhook_endpoints ADD COLUMN created_by_key INTEGER;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -47,7 +47,8 @@ export class SqliteWebhookStore implements WebhookStore {
   constructor(db: Database.Database) {
     this.stmts = {
       insertEndpoint: db.prepare(`INSERT INTO webhook_endpoints (id, team_id, url, description, event_types,
-        member_ids, subteam_ids, secret, created_at, updated_at) SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+        member_ids, subteam_ids, secret, created_at, updated_at, created_via, created_by_member, created_by_key)
+        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
         WHERE (SELECT count(*) FROM webhook_endpoints WHERE team_id = ?) < ?`),
       endpoint: db.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE ${OWNED}`),
       all: db.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY created_at, id`),
@@ -108,6 +109,9 @@ export class SqliteWebhookStore implements WebhookStore {
       e.secret,
       e.createdAt,
       e.createdAt,
+      e.createdBy?.via ?? null,
+      e.createdBy?.memberId ?? null,
+      e.createdBy?.keyId ?? null,
       e.teamId,
       maxPerTeam,
     );
