@@ -43,7 +43,8 @@ export function registerServeCommand(program: Command): void {
         const empty = opts.demo === true && (await store.directory.isEmpty());
         const demo = empty ? await seedDemo(store) : null;
         const admin = opts.demo === true && !empty ? await demoAdmin(store) : null;
-        for (const line of startWarnings(config.webhooks)) logger.warn(line);
+        const runtime = { node: process.versions.node, sqlite: config.databaseUrl === null };
+        for (const line of startWarnings(config.webhooks, runtime)) logger.warn(line);
         const server = await startServer(config, store, logger);
         if (process.env.npm_command !== undefined) endWithParent(process.ppid);
         // The operator sees where the retirement of v1 stands on every start (issue 22 §8).
