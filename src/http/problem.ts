@@ -140,14 +140,26 @@ export function sendProblem(
     );
 }
 
+/**
+ * What is wrong with a request Fastify refused while reading it, by its error code. Fastify 5's
+ * JSON parser raises FST_ERR_CTP_INVALID_JSON_BODY for a malformed body (no SyntaxError reaches
+ * here), FST_ERR_CTP_EMPTY_JSON_BODY for an empty one.
+ */
+const NOT_JSON = 'The request body is not valid JSON.';
+const UNREADABLE: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: NOT_JSON,
+  FST_ERR_CTP_EMPTY_JSON_BODY: NOT_JSON,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The request body is not as long as its Content-Length header says.',
+};
+
 /** Errors Fastify itself raises before a handler runs, mapped onto our codes. */
 function fromFrameworkError(err: FastifyError): AppError | null {
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
     return new AppError('payload-too-large', 'The request body is too large.');
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
     return new AppError('unsupported-media-type', 'Send the body as Content-Type: application/json.');
-  if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err instanceof SyntaxError)
-    return new AppError('invalid-request', 'The request body is not valid JSON.');
+  const unreadable = UNREADABLE[err.code] ?? (err instanceof SyntaxError ? NOT_JSON : undefined);
+  if (unreadable !== undefined) return new AppError('invalid-request', unreadable);
   if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
     return new AppError('invalid-request', 'The request could not be read.');
   }

@@ -145,6 +145,20 @@ for (const engine of enginesUnderTest()) {
       assert.equal(await store.webhooks.endpoint({ teamId: TEAM_B }, a[0]!.id), null);
     });
 
+    it('a malformed JSON body is a 400 that says so (issue 36)', async () => {
+      for (const payload of ['not json', '{"url":', '{"url":"https://hooks.public.test/j",}']) {
+        const res = await app.inject({
+          method: 'POST',
+          url: PATH,
+          headers: { ...auth(keys.a!), 'content-type': 'application/json' },
+          payload,
+        });
+        assert.equal(res.statusCode, 400, payload);
+        assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+        assert.equal(res.json().detail, 'The request body is not valid JSON.', payload);
+      }
+    });
+
     it('refuses non-public destinations without the operator setting (SSRF)', async () => {
       const refused = {
         'http://hooks.public.test/x': /must be https/,
