@@ -188,9 +188,13 @@ export function errorHandler(publicUrl: string) {
 }
 
 /**
- * Failures that mean "the store cannot answer now", not "this request is wrong": SQLite lock
- * and I/O errors; connection errors of postgres.js; PostgreSQL's connection exceptions (08…),
- * shutdown and unavailability (57P…), statement timeout (57014) and connection exhaustion (53300).
+ * Failures that mean "the store cannot be reached, or refuses us", not "this request is wrong":
+ * SQLite lock and I/O errors; postgres.js's connection errors; PostgreSQL's connection
+ * exceptions (class 08), insufficient resources (class 53: too many connections, out of memory,
+ * disk full), operator intervention (57P01–57P05: shutdown, cannot connect now, database dropped)
+ * and statement timeout (57014); and any FATAL or PANIC message, which ends the session — how
+ * PostgreSQL refuses a connection it will not serve (55000 "database is not currently accepting
+ * connections", 28P01, 3D000). An ordinary query error is severity ERROR, whatever its class.
  */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -202,15 +206,18 @@ const UNAVAILABLE_CODES = new Set([
   'CONNECTION_DESTROYED',
   'CONNECTION_ENDED',
   '57014',
-  '53300',
 ]);
 
-export function isStoreUnavailable(err: { code?: unknown }): boolean {
+/** `severity` is PostgreSQL's non-localised field (V), as postgres.js reports it. */
+export function isStoreUnavailable(err: { code?: unknown; severity?: unknown }): boolean {
   const code = typeof err.code === 'string' ? err.code : '';
   return (
     UNAVAILABLE_CODES.has(code) ||
     code.startsWith('08') ||
+    code.startsWith('53') ||
     code.startsWith('57P') ||
+    err.severity === 'FATAL' ||
+    err.severity === 'PANIC' ||
     code.startsWith('SQLITE_BUSY') ||
     code.startsWith('SQLITE_IOERR') ||
     code.startsWith('SQLITE_CANTOPEN')
