@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { loadWebhookConfig, parseIsoTime } from '../config.js';
 import { destinationProblem } from '../delivery/destination.js';
+import { unstorableReason } from '../domain/storable-text.js';
 import { EndpointLimitReached, EVENT_TYPES } from '../domain/webhook.js';
 import { newSigningSecret, SecretSeal } from '../domain/webhook-secret.js';
 import { creatorText, endpointToWire } from '../domain/webhook-wire.js';
@@ -70,6 +71,13 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
       (opts: { team: string; url: string; description?: string; members?: string; subteams?: string }) =>
         withContext(async ({ store, out }) => {
           const config = loadWebhookConfig();
+          for (const [flag, text] of [
+            ['--url', opts.url],
+            ['--description', opts.description ?? ''],
+          ] as const) {
+            const why = unstorableReason(text);
+            if (why !== null) throw new CommandError(`${flag} ${why}`);
+          }
           const teamId = ids('--team', opts.team)![0]!;
           if ((await store.directory.team(teamId)) === null) throw new CommandError(`no team ${teamId}`);
           const problem = await destinationProblem(opts.url, config);

@@ -140,14 +140,26 @@ export function sendProblem(
     );
 }
 
+/**
+ * What is wrong with a request Fastify refused while reading it, by its error code. Fastify 5's
+ * JSON parser raises FST_ERR_CTP_INVALID_JSON_BODY for a malformed body (no SyntaxError reaches
+ * here), FST_ERR_CTP_EMPTY_JSON_BODY for an empty one.
+ */
+const NOT_JSON = 'The request body is not valid JSON.';
+const UNREADABLE: Record<string, string> = {
+  FST_ERR_CTP_INVALID_JSON_BODY: NOT_JSON,
+  FST_ERR_CTP_EMPTY_JSON_BODY: NOT_JSON,
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The request body is not as long as its Content-Length header says.',
+};
+
 /** Errors Fastify itself raises before a handler runs, mapped onto our codes. */
 function fromFrameworkError(err: FastifyError): AppError | null {
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
     return new AppError('payload-too-large', 'The request body is too large.');
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
     return new AppError('unsupported-media-type', 'Send the body as Content-Type: application/json.');
-  if (err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || err instanceof SyntaxError)
-    return new AppError('invalid-request', 'The request body is not valid JSON.');
+  const unreadable = UNREADABLE[err.code] ?? (err instanceof SyntaxError ? NOT_JSON : undefined);
+  if (unreadable !== undefined) return new AppError('invalid-request', unreadable);
   if (err.statusCode !== undefined && err.statusCode >= 400 && err.statusCode < 500) {
     return new AppError('invalid-request', 'The request could not be read.');
   }
@@ -176,9 +188,13 @@ export function errorHandler(publicUrl: string) {
 }
 
 /**
- * Failures that mean "the store cannot answer now", not "this request is wrong": SQLite lock
- * and I/O errors; connection errors of postgres.js; PostgreSQL's connection exceptions (08…),
- * shutdown and unavailability (57P…), statement timeout (57014) and connection exhaustion (53300).
+ * Failures that mean "the store cannot be reached, or refuses us", not "this request is wrong":
+ * SQLite lock and I/O errors; postgres.js's connection errors; PostgreSQL's connection
+ * exceptions (class 08), insufficient resources (class 53: too many connections, out of memory,
+ * disk full), operator intervention (57P01–57P05: shutdown, cannot connect now, database dropped)
+ * and statement timeout (57014); and any FATAL or PANIC message, which ends the session — how
+ * PostgreSQL refuses a connection it will not serve (55000 "database is not currently accepting
+ * connections", 28P01, 3D000). An ordinary query error is severity ERROR, whatever its class.
  */
 const UNAVAILABLE_CODES = new Set([
   'ECONNREFUSED',
@@ -190,15 +206,18 @@ const UNAVAILABLE_CODES = new Set([
   'CONNECTION_DESTROYED',
   'CONNECTION_ENDED',
   '57014',
-  '53300',
 ]);
 
-export function isStoreUnavailable(err: { code?: unknown }): boolean {
+/** `severity` is PostgreSQL's non-localised field (V), as postgres.js reports it. */
+export function isStoreUnavailable(err: { code?: unknown; severity?: unknown }): boolean {
   const code = typeof err.code === 'string' ? err.code : '';
   return (
     UNAVAILABLE_CODES.has(code) ||
     code.startsWith('08') ||
+    code.startsWith('53') ||
     code.startsWith('57P') ||
+    err.severity === 'FATAL' ||
+    err.severity === 'PANIC' ||
     code.startsWith('SQLITE_BUSY') ||
     code.startsWith('SQLITE_IOERR') ||
     code.startsWith('SQLITE_CANTOPEN')

@@ -89,6 +89,22 @@ for (const engine of enginesUnderTest()) {
       assert.equal(own.statusCode, 303, 'from its own page');
     });
 
+    test('form text PostgreSQL cannot store (a NUL) is a 400 page naming the field, nothing stored (issue 36)', async () => {
+      const res = await form(app, a, '/console/keys', {
+        _csrf: a.csrf,
+        member: String(REP_A),
+        label: 'bad\u0000label',
+      });
+      assert.equal(res.statusCode, 400, res.body);
+      assert.match(String(res.headers['content-type']), /text\/html/);
+      assert.match(
+        res.body,
+        /The field &quot;label&quot; contains U\+0000 \(NUL\)|The field "label" contains U\+0000 \(NUL\)/,
+      );
+      const keys = await store.keys.list(REP_A);
+      assert.ok(!keys.some((k) => k.label?.startsWith('bad')), 'no key made');
+    });
+
     test('an expired link is refused', async () => {
       const link = await createSignInLink(store, ADMIN_A, clock - SIGN_IN_LINK_MS - 1);
       const res = await app.inject({

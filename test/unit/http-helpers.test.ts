@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { MemoryRateLimiter } from '../../src/domain/rate-limit.js';
 import { etagOf, noneMatch } from '../../src/http/etag.js';
+import { isStoreUnavailable } from '../../src/http/problem.js';
 import { rateLimitHeaders } from '../../src/http/rate-limit.js';
 
 describe('ETag (C4)', () => {
@@ -43,5 +44,48 @@ describe('rate limit (C5)', () => {
       windowSeconds: 60,
     });
     assert.deepEqual(h, { 'ratelimit-policy': '"default";q=600;w=60', ratelimit: '"default";r=599;t=33' });
+  });
+});
+
+describe('the store cannot be reached or refuses us: 503, not 500 (issue 36)', () => {
+  const pg = (code: string, severity = 'ERROR') => ({ code, severity });
+  test('connection refusals and losses, whatever their class', () => {
+    for (const err of [
+      pg('55000', 'FATAL'), // database "x" is not currently accepting connections (ALLOW_CONNECTIONS false)
+      pg('28P01', 'FATAL'), // password authentication failed
+      pg('3D000', 'FATAL'), // database does not exist (dropped under us)
+      pg('XX000', 'PANIC'),
+      pg('08006'),
+      pg('08001'),
+      pg('53300', 'FATAL'), // too many connections
+      pg('53000'),
+      pg('53100'), // disk full
+      pg('53200'), // out of memory
+      pg('57P01', 'FATAL'), // terminated by an administrator
+      pg('57P02'),
+      pg('57P03', 'FATAL'), // the database system is starting up / cannot connect now
+      pg('57P04'),
+      pg('57014'), // statement timeout
+      { code: 'ECONNREFUSED' },
+      { code: 'CONNECT_TIMEOUT' },
+      { code: 'CONNECTION_CLOSED' },
+      { code: 'SQLITE_BUSY' },
+      { code: 'SQLITE_IOERR_READ' },
+    ])
+      assert.equal(isStoreUnavailable(err), true, JSON.stringify(err));
+  });
+  test('ordinary query errors stay 500s, 55000 at severity ERROR included', () => {
+    for (const err of [
+      pg('55000'), // e.g. currval not yet defined in this session
+      pg('55P03'), // lock not available
+      pg('23505'),
+      pg('42P01'),
+      pg('22P02'),
+      pg('40001'),
+      { code: 'SQLITE_CONSTRAINT' },
+      { code: undefined },
+      {},
+    ])
+      assert.equal(isStoreUnavailable(err), false, JSON.stringify(err));
   });
 });

@@ -233,6 +233,13 @@ for (const engine of enginesUnderTest()) {
       });
     }
 
+    it('every malformed JSON body is a 400 that says so, not "could not be read" (issue 36)', async () => {
+      for (const body of ['not json', '{"leadSource":', '{"leadSource":"MANUAL",}', '']) {
+        const p = assertV2Problem(await create(fx.key.mia, body), 400, 'invalid-request');
+        assert.equal(p.detail, 'The request body is not valid JSON.', JSON.stringify(body));
+      }
+    });
+
     it('a malformed Idempotency-Key is a 400; a body over 64 KiB a 413', async () => {
       const body = { leadSource: 'MANUAL', systemFields: { fullName: 'A' } };
       const p = assertV2Problem(

@@ -158,6 +158,48 @@ for (const engine of enginesUnderTest()) {
       assert.equal(await store.webhooks.endpoint({ teamId: TEAM_B }, a[0]!.id), null);
     });
 
+    it('a malformed JSON body is a 400 that says so (issue 36)', async () => {
+      for (const payload of ['not json', '{"url":', '{"url":"https://hooks.public.test/j",}']) {
+        const res = await app.inject({
+          method: 'POST',
+          url: PATH,
+          headers: { ...auth(keys.a!), 'content-type': 'application/json' },
+          payload,
+        });
+        assert.equal(res.statusCode, 400, payload);
+        assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+        assert.equal(res.json().detail, 'The request body is not valid JSON.', payload);
+      }
+    });
+
+    it('text PostgreSQL cannot store (NUL, a lone surrogate) is a 400 naming the member, on both engines (issue 36)', async () => {
+      const url = 'https://hooks.public.test/t';
+      const refused: [object, string, RegExp][] = [
+        [{ url, description: 'a\u0000b' }, '/description', /U\+0000 \(NUL\)/],
+        [{ url, description: 'a\ud800b' }, '/description', /unpaired surrogate \(U\+D800\)/],
+        [{ url: `${url}\u0000x` }, '/url', /U\+0000 \(NUL\)/],
+        [{ url: `${url}\udc00` }, '/url', /unpaired surrogate \(U\+DC00\)/],
+      ];
+      const before = (await call('GET', PATH, keys.a!)).json().data.endpoints.length;
+      for (const [body, name, reason] of refused) {
+        const res = await call('POST', PATH, keys.a!, body);
+        assert.equal(res.statusCode, 400, `${JSON.stringify(body)}: ${res.body}`);
+        assert.match(String(res.headers['content-type']), /^application\/problem\+json/);
+        const p = res.json();
+        assert.equal(p.invalid_params[0].name, name);
+        assert.match(p.invalid_params[0].reason, reason);
+      }
+      assert.equal((await call('GET', PATH, keys.a!)).json().data.endpoints.length, before, 'nothing stored');
+      const made = (await call('POST', PATH, keys.a!, { url, description: 'ok' })).json().data;
+      for (const [body, name] of refused) {
+        const res = await call('PATCH', `${PATH}/${made.id}`, keys.a!, body);
+        assert.equal(res.statusCode, 400, `PATCH ${JSON.stringify(body)}: ${res.body}`);
+        assert.equal(res.json().invalid_params[0].name, name);
+      }
+      assert.equal((await call('GET', `${PATH}/${made.id}`, keys.a!)).json().data.description, 'ok');
+      await call('DELETE', `${PATH}/${made.id}`, keys.a!);
+    });
+
     it('refuses non-public destinations without the operator setting (SSRF)', async () => {
       const refused = {
         'http://hooks.public.test/x': /must be https/,

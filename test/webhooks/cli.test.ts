@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Command } from 'commander';
+import { registerWebhookCommands } from '../../src/cli/webhooks.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load } from '../helpers.js';
 
@@ -96,6 +98,45 @@ for (const engine of enginesUnderTest()) {
       assert.deepEqual(json(cli(['remove', added.id])), { id: added.id, removed: true });
       assert.deepEqual(json(cli(['list'])), []);
       assert.notEqual(cli(['remove', added.id]).status, 0);
+    });
+
+    // A process's arguments cannot carry a NUL, and Node reads invalid UTF-8 in them as U+FFFD:
+    // the command is run in process, as another caller of its action would, to hold it to the rule.
+    it('refuses a --url or --description the store cannot hold (NUL, lone surrogate), storing nothing (issue 36)', async () => {
+      const run = async (flags: string[]): Promise<unknown> => {
+        let failure: unknown = null;
+        const program = new Command().exitOverride();
+        registerWebhookCommands(program, async (work) => {
+          const out = { json: true, result: () => {} };
+          await work({ store: made.store, out }).catch((err: unknown) => {
+            failure = err;
+          });
+        });
+        const allow = process.env.LEADLINE_WEBHOOK_ALLOW_PRIVATE;
+        process.env.LEADLINE_WEBHOOK_ALLOW_PRIVATE = 'true';
+        try {
+          await program.parseAsync(['webhooks', 'add', '--team', String(TEAM), ...flags], { from: 'user' });
+        } finally {
+          if (allow === undefined) delete process.env.LEADLINE_WEBHOOK_ALLOW_PRIVATE;
+          else process.env.LEADLINE_WEBHOOK_ALLOW_PRIVATE = allow;
+        }
+        return failure;
+      };
+      const url = 'http://127.0.0.1:9/text';
+      const cases: [string[], RegExp][] = [
+        [['--url', url, '--description', 'a\u0000b'], /^--description contains U\+0000 \(NUL\)/],
+        [
+          ['--url', url, '--description', 'a\ud800'],
+          /^--description contains an unpaired surrogate \(U\+D800\)/,
+        ],
+        [['--url', `${url}\u0000`], /^--url contains U\+0000 \(NUL\)/],
+      ];
+      for (const [flags, message] of cases) {
+        const failure = await run(flags);
+        assert.ok(failure instanceof Error && failure.name === 'CommandError', `${flags}: ${failure}`);
+        assert.match(failure.message, message);
+      }
+      assert.deepEqual(await made.store.webhooks.endpoints(TEAM), [], 'nothing stored');
     });
 
     it('refuses an endpoint past LEADLINE_WEBHOOK_MAX_ENDPOINTS, storing nothing (issue 36)', () => {

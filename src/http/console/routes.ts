@@ -1,4 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
+import { unstorableReason } from '../../domain/storable-text.js';
 import { pageHeaders } from '../page-headers.js';
 import { consoleAssets } from './assets.js';
 import { brownoutSchedule } from './brownout-schedule.js';
@@ -30,7 +31,18 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_LIMIT },
-    (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body as string))),
+    (_request, body, done) => {
+      const fields = Object.fromEntries(new URLSearchParams(body as string));
+      // The same storable-text rule as the API and the import (domain/storable-text.ts): a NUL
+      // (`%00`) cannot be stored by PostgreSQL. (URLSearchParams already turns a lone surrogate's
+      // bytes into U+FFFD.)
+      for (const [name, value] of Object.entries(fields)) {
+        const why = unstorableReason(value);
+        if (why !== null)
+          return done(new ConsolePageError(400, 'Not saved', `The field "${name}" ${why}.`), undefined);
+      }
+      done(null, fields);
+    },
   );
   // Defence in depth beside SameSite=Strict and the CSRF token, and the one guard of the sign-in
   // form (no session yet, so no token): the browser says where a form was posted from, in

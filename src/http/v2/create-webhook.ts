@@ -1,5 +1,6 @@
 import type { HostLookup } from '../../delivery/destination.js';
 import { requireTeamAdmin } from '../../domain/access.js';
+import { assertStorableBody } from '../../domain/storable-text.js';
 import { EVENT_TYPES } from '../../domain/webhook.js';
 import { newSigningSecret, SecretSeal } from '../../domain/webhook-secret.js';
 import { endpointToWire } from '../../domain/webhook-wire.js';
@@ -19,6 +20,7 @@ export const createWebhook =
   async ({ caller, config, store, now }, request, reply) => {
     requireTeamAdmin(caller);
     const body = checkBody(request.body);
+    assertStorableBody(body);
     await checkUrl(body.url, config, lookup);
     await checkFilters(store, caller, body.memberIds, body.subteamIds);
     const secret = newSigningSecret();

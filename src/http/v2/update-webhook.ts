@@ -1,4 +1,5 @@
 import type { HostLookup } from '../../delivery/destination.js';
+import { assertStorableBody } from '../../domain/storable-text.js';
 import { endpointToWire } from '../../domain/webhook-wire.js';
 import { WebhookUpdateBody } from '../../schemas/webhooks.js';
 import { validator } from '../validate.js';
@@ -13,6 +14,7 @@ export const updateWebhook =
   async ({ caller, config, store, now }, request) => {
     const { owner, id } = endpointOf(caller, request.params);
     const body = checkBody(request.body);
+    assertStorableBody(body);
     if (body.url !== undefined) await checkUrl(body.url, config, lookup);
     await checkFilters(store, caller, body.memberIds, body.subteamIds);
     const endpoint = await store.webhooks.updateEndpoint(
