@@ -51,10 +51,21 @@ mkdir "$app"
 # tarball although the package ships dist/ built (it compiles the TypeScript, which is not in it).
 # A tarball's identity for the policy is `file:<path>` (what `npm install-scripts deny` writes).
 # core-js (through redoc) and protobufjs (through OpenTelemetry) have scripts nothing needs (docs/cli.md).
-printf '{ "private": true, "allowScripts": { "better-sqlite3": true, "core-js": false, "protobufjs": false, "file:%s": false } }\n' \
-  "$tarball" >"$app/package.json"
+# LEADLINE_PACKAGE_SQLITE_BINARY: a better_sqlite3.node already built for this Node (.ci/node-lts
+# passes the one its npm ci built): the script is denied and that file put in place, so SQLite is
+# not compiled twice for one Node. The Node 20 run in .ci/run builds it as a user's install does.
+prebuilt="${LEADLINE_PACKAGE_SQLITE_BINARY:-}"
+build_sqlite=true
+if [ -n "$prebuilt" ]; then build_sqlite=false; fi
+printf '{ "private": true, "allowScripts": { "better-sqlite3": %s, "core-js": false, "protobufjs": false, "file:%s": false } }\n' \
+  "$build_sqlite" "$tarball" >"$app/package.json"
 (cd "$app" && npm install --no-audit --no-fund "$tarball") 2>&1 | tee "$work/install.log"
 if grep -qi allowScripts "$work/install.log"; then fail "npm install warned about install scripts"; fi
+if [ -n "$prebuilt" ]; then
+  sqlite_dir="$(cd "$app" && node -p 'require("path").dirname(require.resolve("better-sqlite3/package.json"))')"
+  mkdir -p "$sqlite_dir/build/Release"
+  cp "$prebuilt" "$sqlite_dir/build/Release/better_sqlite3.node"
+fi
 
 cd "$app"
 leadline="$app/node_modules/.bin/leadline"
