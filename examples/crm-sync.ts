@@ -13,14 +13,31 @@
  * CRM import, a spreadsheet export or a report at the mirror.
  */
 
-import { createLeadline, type Lead } from '@leadline/client';
+import { createLeadline, type Lead, LeadlineError } from '@leadline/client';
 import Database from 'better-sqlite3';
 
+/** A setup problem: one line that says what to fix, exit 1, no stack trace. */
+function fail(message: string): never {
+  console.error(`crm-sync: ${message}`);
+  process.exit(1);
+}
+
 const env = (name: string, fallback?: string): string => {
-  const value = process.env[name] ?? fallback;
-  if (value === undefined) throw new Error(`${name} is required (see the comment at the top of this file)`);
+  const value = process.env[name] || fallback;
+  if (value === undefined) fail(`${name} is required (see the comment at the top of this file)`);
   return value;
 };
+
+// The key is checked before anything is written: a missing or refused key leaves no mirror file.
+const leadline = createLeadline({ baseUrl: env('LEADLINE_URL'), apiKey: env('LEADLINE_KEY') });
+try {
+  await leadline.me();
+} catch (err) {
+  if (err instanceof LeadlineError && (err.status === 401 || err.status === 403)) {
+    fail(`LEADLINE_KEY was refused: ${err.problem?.detail ?? `status ${err.status}`}`);
+  }
+  fail(`cannot reach leadline at ${env('LEADLINE_URL')}: ${(err as Error).message}`);
+}
 
 const db = new Database(env('MIRROR', 'mirror.db'));
 db.pragma('journal_mode = WAL');
@@ -63,7 +80,6 @@ const writePage = db.transaction((leads: Lead[], cursor: string) => {
   saveCursor.run(cursor);
 });
 
-const leadline = createLeadline({ baseUrl: env('LEADLINE_URL'), apiKey: env('LEADLINE_KEY') });
 const stop = new AbortController();
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => stop.abort());
 
@@ -80,7 +96,7 @@ try {
     signal: stop.signal,
   })) {
     writePage(page.leads, page.cursor);
-    console.log(`crm-sync: ${page.leads.length} leads mirrored`);
+    console.log(`crm-sync: ${page.leads.length} ${page.leads.length === 1 ? 'lead' : 'leads'} mirrored`);
   }
 } catch (err) {
   if (!stop.signal.aborted) throw err;

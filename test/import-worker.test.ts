@@ -162,7 +162,7 @@ describe('import in a worker thread', () => {
             ),
         };
         await assert.rejects(importRecords(store, [failing], { limits, worker }), {
-          message: 'gone.ndjson: cannot read the file',
+          message: 'gone.ndjson: cannot read the file (input/output error)',
         });
         assert.equal((await store.directory.maxIds()).team, 0);
       } finally {

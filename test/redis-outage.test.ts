@@ -199,6 +199,11 @@ for (const engine of enginesUnderTest()) {
         ['up', 'down', 'up', 'down', 'up'],
         JSON.stringify(changes),
       );
+      // "Again" only after an outage, not on the first connection (issue 37).
+      assert.deepEqual(
+        changes.filter((e) => e.redis === 'up').map((e) => e.msg?.endsWith(' again')),
+        [false, true, true],
+      );
       assert.equal(stderr.join(''), '');
     });
   });

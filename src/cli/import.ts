@@ -3,7 +3,7 @@ import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { loadImportConfig } from '../config.js';
 import { fileSource, importRecords } from '../domain/import.js';
-import { ImportError } from '../domain/import-error.js';
+import { cannotRead } from '../domain/import-error.js';
 import { writeImportMetrics } from '../metrics/import-textfile.js';
 import type { CommandContext } from './context.js';
 
@@ -46,8 +46,8 @@ export function registerImportCommand(program: Command, withContext: CommandCont
           if (f !== '-') {
             try {
               statSync(f);
-            } catch {
-              throw new ImportError(f, 'cannot read the file');
+            } catch (err) {
+              throw cannotRead(f, err);
             }
           }
         }

@@ -91,13 +91,17 @@ export function registerV1StatusCommand(v1: Command, withContext: CommandContext
               `brownout now   ${active.length === 0 ? 'none' : active.map(window).join('; ')}`,
               `next brownout  ${next === null ? 'none scheduled' : window(next)}`,
               `keys on v1     ${onV1.length} in the last ${REPORT_DAYS} days${onV1.length === 0 ? '' : `: ${onV1.map((k) => `key ${k.keyId} (member ${k.memberId})`).join(', ')}`}`,
-              ...(refused.length === 0
-                ? []
-                : [`refused on v1  keys ${refused.join(', ')} tried v1 and were refused on every call`]),
+              ...(refused.length === 0 ? [] : [`refused on v1  ${refusedOnV1(refused)}`]),
             ].join('\n'),
           );
         },
         { readOnly: true },
       ),
     );
+}
+
+/** `1 key tried v1 and was refused on every call: key 5`, or the plural for more. */
+export function refusedOnV1(keyIds: readonly number[]): string {
+  const one = keyIds.length === 1;
+  return `${keyIds.length} ${one ? 'key' : 'keys'} tried v1 and ${one ? 'was' : 'were'} refused on every call: ${one ? 'key' : 'keys'} ${keyIds.join(', ')}`;
 }

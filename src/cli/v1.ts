@@ -3,6 +3,7 @@ import { parseIsoTime } from '../config.js';
 import { MAX_REPORT_DAYS, parseReportDays, V1_OPERATION_NAMES, v1Report } from '../domain/v1-report.js';
 import { CommandError } from './command-error.js';
 import type { CommandContext } from './context.js';
+import { table } from './table.js';
 import { describeBrownout, registerV1StatusCommand } from './v1-status.js';
 
 /** A date-time without `Z` or `±hh:mm`: which instant it means depends on a time zone nobody named. */
@@ -62,6 +63,14 @@ export function registerV1Commands(program: Command, withContext: CommandContext
           const unknown = ids.filter((id) => !known.has(id));
           if (unknown.length > 0) throw new CommandError(`no key ${unknown.join(', ')}`);
         }
+        // The same window for the same keys twice is most likely a command run again: added
+        // (removing one is one command), with a warning that names the one already there.
+        const sameKeys = (k: number[] | null) =>
+          JSON.stringify(k === null ? null : [...k].sort((x, y) => x - y)) ===
+          JSON.stringify(ids === null ? null : [...ids].sort((x, y) => x - y));
+        const twins = (await store.retirement.brownouts()).filter(
+          (b) => b.startsAt === startsAt && b.endsAt === endsAt && sameKeys(b.keyIds),
+        );
         const b = await store.retirement.addBrownout({
           startsAt,
           endsAt,
@@ -69,8 +78,13 @@ export function registerV1Commands(program: Command, withContext: CommandContext
           createdAt: Date.now(),
         });
         const d = describeBrownout(b, Date.now());
+        if (twins.length > 0) {
+          process.stderr.write(
+            `warning: brownout ${twins.map((t) => t.id).join(', ')} already covers this window for the same keys; \`leadline v1 brownout remove ${b.id}\` removes the new one\n`,
+          );
+        }
         out.result(
-          d,
+          twins.length === 0 ? d : { ...d, sameAs: twins.map((t) => t.id) },
           `brownout ${d.id}: ${d.from} to ${d.to}, ${ids === null ? 'every key' : `keys ${ids.join(', ')}`}`,
         );
       }),
@@ -84,11 +98,21 @@ export function registerV1Commands(program: Command, withContext: CommandContext
         async ({ store, out }) => {
           const now = Date.now();
           const list = (await store.retirement.brownouts()).map((b) => describeBrownout(b, now));
-          const lines = list.map(
-            (b) =>
-              `${b.id}\t${b.from}\t${b.to}\t${b.state}\t${b.keys === null ? 'every key' : `keys ${b.keys.join(',')}`}`,
+          out.result(
+            { brownouts: list },
+            list.length === 0
+              ? 'no brownouts'
+              : table(
+                  ['id', 'from', 'to', 'state', 'keys'],
+                  list.map((b) => [
+                    b.id,
+                    b.from,
+                    b.to,
+                    b.state,
+                    b.keys === null ? 'every key' : b.keys.join(', '),
+                  ]),
+                ),
           );
-          out.result({ brownouts: list }, lines.length === 0 ? 'no brownouts' : lines.join('\n'));
         },
         { readOnly: true },
       ),
@@ -126,16 +150,42 @@ export function registerV1Commands(program: Command, withContext: CommandContext
             days,
             Date.now(),
           );
-          const lines = report.keys.map((k) => {
+          const rows = report.keys.map((k) => {
             const ops = V1_OPERATION_NAMES.filter((op) => (k.v1ByOperation[op] ?? 0) > 0)
               .map((op) => `${op} ${k.v1ByOperation[op]}`)
               .join(', ');
-            return `key ${k.keyId}\tmember ${k.memberId}\t${k.status}\tv1 ${k.v1Calls}${ops ? ` (${ops})` : ''}\tserved ${k.v1Served}, refused ${k.v1Refused}\tlast v1 ${k.v1LastSeen ?? '—'}\t${k.userAgent ?? '—'}\tv2 ${k.v2Calls}`;
+            return [
+              k.keyId,
+              k.memberId,
+              k.status,
+              k.v1Calls,
+              k.v1Served,
+              k.v1Refused,
+              k.v1LastSeen,
+              k.v2Calls,
+              k.userAgent,
+              ops,
+            ];
           });
           const onV1 = report.keys.filter((k) => k.status === 'on-v1').length;
           const refused = report.keys.filter((k) => k.status === 'refused').length;
-          const summary = `last ${days} days: ${onV1} of ${report.keys.length} keys still call v1${refused > 0 ? `; ${refused} more tried and were refused on every call` : ''}`;
-          out.result(report, [summary, ...lines].join('\n'));
+          const summary = `last ${days} days: ${onV1} of ${report.keys.length} keys still call v1${refused > 0 ? `; ${refused} more tried and ${refused === 1 ? 'was' : 'were'} refused on every call` : ''}`;
+          const listing = table(
+            [
+              'key',
+              'member',
+              'status',
+              'v1',
+              'served',
+              'refused',
+              'last v1',
+              'v2',
+              'user agent',
+              'v1 by operation',
+            ],
+            rows,
+          );
+          out.result(report, rows.length === 0 ? summary : `${summary}\n\n${listing}`);
         },
         { readOnly: true },
       ),

@@ -145,20 +145,34 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
           attempts: d.attempts.map((a) => ({ ...a, at: iso(a.at) })),
         }));
         const last = (d: (typeof doc)[number]) => d.attempts.at(-1);
+        const deliveries = table(
+          ['delivery', 'webhook-id', 'type', 'state', 'attempts', 'last status', 'last attempt'],
+          doc.map((d) => [
+            d.id,
+            d.eventId,
+            d.type,
+            d.state,
+            d.attempts.length,
+            last(d)?.status ?? null,
+            last(d)?.at ?? null,
+          ]),
+        );
+        // Every attempt with its answer or why there was none, one line each (the answer's own
+        // line breaks as spaces, cut at 80 characters; --json has it whole).
+        const oneLine = (text: string) => {
+          const flat = text.replace(/\s+/g, ' ').trim();
+          return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
+        };
+        const attempts = doc.flatMap((d) =>
+          d.attempts.map((a, i) => [d.id, i + 1, a.at, a.status, `${a.latencyMs} ms`, oneLine(a.answer)]),
+        );
         out.result(
-          doc,
-          table(
-            ['delivery', 'webhook-id', 'type', 'state', 'attempts', 'last status', 'last attempt'],
-            doc.map((d) => [
-              d.id,
-              d.eventId,
-              d.type,
-              d.state,
-              d.attempts.length,
-              last(d)?.status ?? null,
-              last(d)?.at ?? null,
-            ]),
-          ),
+          { deliveries: doc },
+          doc.length === 0
+            ? `no deliveries for endpoint ${id}`
+            : attempts.length === 0
+              ? deliveries
+              : `${deliveries}\n\n${table(['delivery', 'attempt', 'at', 'status', 'time', 'answer or reason'], attempts)}`,
         );
       }),
     );

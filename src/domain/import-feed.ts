@@ -12,7 +12,7 @@
  */
 import type { Readable } from 'node:stream';
 import { Worker } from 'node:worker_threads';
-import { ImportError } from './import-error.js';
+import { cannotRead } from './import-error.js';
 import { LineSplitter } from './import-lines.js';
 import type { PreparedBatch, PrepareSettings, RecordPreparer } from './import-prepare.js';
 import type { FromWorker, ToWorker } from './import-worker.js';
@@ -73,9 +73,7 @@ export function workerPlan(sources: ImportSource[], worker?: boolean): WorkerPla
 
 /** A read that failed is the operator's to fix (a file that went away, a directory); anything else is not theirs. */
 function readFailure(err: unknown, source: ImportSource): unknown {
-  return (err as NodeJS.ErrnoException).syscall !== undefined
-    ? new ImportError(source.name, 'cannot read the file')
-    : err;
+  return (err as NodeJS.ErrnoException).syscall !== undefined ? cannotRead(source.name, err) : err;
 }
 
 const asBuffer = (data: unknown): Buffer => (typeof data === 'string' ? Buffer.from(data) : (data as Buffer));

@@ -52,7 +52,7 @@ export function servedHref(href: string): string | null {
 }
 
 /** The links at the top of every page: the guides, the reference, the console. */
-const NAV = [
+const NAV_LINKS = [
   ['/', 'leadline'],
   ['/docs', 'API reference'],
   ['/docs/v2', 'v2 guide'],
@@ -64,6 +64,9 @@ const NAV = [
   .map(([href, text]) => `<a href="${href}">${text}</a>`)
   .join('\n');
 
+/** Those links as the pages show them (the reference at /docs shows them too). */
+export const SITE_NAV = `<nav class="site">${NAV_LINKS}</nav>`;
+
 /** The page around any content: the stylesheet, the links back, no inline style or script (CSP, R17). */
 export function pageShell(title: string, bodyHtml: string): string {
   return `<!doctype html>
@@ -71,7 +74,7 @@ export function pageShell(title: string, bodyHtml: string): string {
 <title>${escapeHtml(title)}</title>
 <link rel="stylesheet" href="/assets/leadline.css">
 </head><body>
-<nav class="site">${NAV}</nav>
+${SITE_NAV}
 <main>
 ${bodyHtml}</main>
 </body></html>

@@ -27,11 +27,13 @@ export function openApiDocument(): Record<string, unknown> {
   return {
     openapi: '3.1.0',
     info: {
-      title: 'leadline',
+      title: 'leadline API',
+      // The version of the interface this document describes (v2), not the leadline release's
+      // (package.json, CHANGELOG.md): Redoc shows it beside the title, so the description says so.
       version: '2.0.0',
       summary: 'Leads collected by a digital business-card service, for CRMs and automations.',
       description:
-        'v2 searches, reads, follows and creates leads (docs/v2.md). v1, five GET operations, is deprecated and being retired: each v1 operation names the v2 request that replaces it (docs/v1-migration.md).',
+        'API version 2.0.0: the version of the interface this document describes (v2), not of the leadline release that serves it (its CHANGELOG). v2 searches, reads, follows and creates leads ([v2 guide](/docs/v2)). v1, five GET operations, is deprecated and being retired: each v1 operation names the v2 request that replaces it ([moving off v1](/docs/v1-migration)).',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '/', description: 'This leadline.' }],
@@ -39,7 +41,7 @@ export function openApiDocument(): Record<string, unknown> {
       { name: 'v2', description: 'The lead interface: search, changes, get, create.' },
       {
         name: 'webhooks',
-        description: 'Signed lead events pushed to a team’s endpoints (docs/webhooks.md).',
+        description: 'Signed lead events pushed to a team’s endpoints ([webhooks guide](/docs/webhooks)).',
       },
       {
         name: 'v1 (deprecated)',
@@ -51,7 +53,7 @@ export function openApiDocument(): Record<string, unknown> {
       {
         name: 'console',
         description:
-          'The admin console’s pages and forms, for people (docs/console.md): a session cookie from a sign-in link, not an API key.',
+          'The admin console’s pages and forms, for people ([console guide](/docs/console)): a session cookie from a sign-in link, not an API key.',
       },
     ],
     components: {

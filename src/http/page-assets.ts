@@ -9,10 +9,13 @@ const ASSETS_DIR = fileURLToPath(new URL('../../src/http/assets/', import.meta.u
 /** Each served file: its URL, the file under src/http/assets/ and its media type. */
 const ASSETS = [
   { url: '/assets/leadline.css', file: 'leadline.css', type: 'text/css; charset=utf-8' },
+  { url: '/assets/reference.css', file: 'reference.css', type: 'text/css; charset=utf-8' },
+  // Browsers ask every site for /favicon.ico; an SVG answers it (every current browser draws one).
+  { url: '/favicon.ico', file: 'favicon.svg', type: 'image/svg+xml' },
 ] as const;
 
 /**
- * The pages' script and styles as files of their own, so the pages' Content-Security-Policy
+ * The pages' script, styles and icon as files of their own, so the pages' Content-Security-Policy
  * allows `'self'` and nothing inline (R17). A fixed list: no path from the request reaches the disk.
  */
 export function pageAssets(app: FastifyInstance): void {

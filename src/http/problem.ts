@@ -152,10 +152,17 @@ const UNREADABLE: Record<string, string> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The request body is not as long as its Content-Length header says.',
 };
 
+/** A 413's detail names the route's limit (issue 37): the client knows how much to send. */
+export function tooLarge(bodyLimit: number | undefined): string {
+  if (bodyLimit === undefined) return 'The request body is too large.';
+  const kb = bodyLimit % 1024 === 0 ? `${bodyLimit / 1024} KiB` : `${(bodyLimit / 1024).toFixed(1)} KiB`;
+  return `The request body is larger than the limit of ${bodyLimit.toLocaleString('en')} bytes (${kb}).`;
+}
+
 /** Errors Fastify itself raises before a handler runs, mapped onto our codes. */
-function fromFrameworkError(err: FastifyError): AppError | null {
+function fromFrameworkError(err: FastifyError, bodyLimit?: number): AppError | null {
   if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-    return new AppError('payload-too-large', 'The request body is too large.');
+    return new AppError('payload-too-large', tooLarge(bodyLimit));
   if (err.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE')
     return new AppError('unsupported-media-type', 'Send the body as Content-Type: application/json.');
   const unreadable = UNREADABLE[err.code] ?? (err instanceof SyntaxError ? NOT_JSON : undefined);
@@ -169,7 +176,7 @@ function fromFrameworkError(err: FastifyError): AppError | null {
 /** The error handler: never a stack trace, SQL or path in the answer (C5); internals go to the log. */
 export function errorHandler(publicUrl: string) {
   return (err: FastifyError, request: FastifyRequest, reply: FastifyReply): FastifyReply => {
-    const appError = err instanceof AppError ? err : fromFrameworkError(err);
+    const appError = err instanceof AppError ? err : fromFrameworkError(err, request.routeOptions?.bodyLimit);
     if (appError !== null)
       return sendProblem(reply, publicUrl, appError.code, appError.detail, appError.extensions);
     if (isStoreUnavailable(err)) {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { SITE_NAV } from './doc-page.js';
 import { PAGE_CSP } from './page-headers.js';
 
 /**
@@ -10,12 +11,27 @@ import { PAGE_CSP } from './page-headers.js';
  * is served from the installed package and the page's own script is a file: nothing comes from
  * a CDN, nothing runs inline. Redoc writes its styles into the page (styled-components) and
  * runs its search in a worker made from a blob, so this page's policy adds inline styles and
- * blob workers to the pages' policy; scripts stay `'self'` only.
+ * blob workers to the pages' policy; scripts stay `'self'` only. The site's links are at its top,
+ * as on every other page.
  */
 
-const BUNDLE = readFileSync(
-  createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'),
-  'utf8',
+/**
+ * Redoc's footer always draws Redocly's logo from their CDN, which the policy refuses (a CSP
+ * violation on every load) and a server without network could not fetch anyway: the bundle is
+ * served without that image. The exact text of the pinned version (package.json); a Redoc that
+ * no longer has it fails here, at start, rather than quietly loading the logo again.
+ */
+const LOGO_IMAGE =
+  'e?n.createElement("img",{alt:"redocly logo",onError:()=>t(!1),src:"https://cdn.redoc.ly/redoc/logo-mini.svg"}):null';
+
+export function withoutFooterLogo(bundle: string): string {
+  if (!bundle.includes(LOGO_IMAGE))
+    throw new Error("Redoc's footer logo was not found in its bundle: see reference-page.ts");
+  return bundle.replace(LOGO_IMAGE, 'null');
+}
+
+const BUNDLE = withoutFooterLogo(
+  readFileSync(createRequire(import.meta.url).resolve('redoc/bundles/redoc.standalone.js'), 'utf8'),
 );
 const SCRIPT = readFileSync(
   fileURLToPath(new URL('../../src/http/assets/reference.js', import.meta.url)),
@@ -38,8 +54,10 @@ const PAGE = `<!doctype html>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>leadline API reference</title>
+<link rel="stylesheet" href="/assets/reference.css">
 </head>
 <body>
+${SITE_NAV}
 <div id="reference"><p>The API reference needs JavaScript. The document itself: <a href="/openapi.json">/openapi.json</a>; the guides: <a href="/docs/v2">v2</a>, <a href="/docs/v1-migration">moving off v1</a>.</p></div>
 <script src="/assets/redoc.standalone.js"></script>
 <script src="/assets/reference.js"></script>

@@ -161,9 +161,16 @@ export class RedisRateLimiter implements RateLimiter {
 
   private markUp(): void {
     if (this.closing || this.current === 'up') return;
+    // "Again" only after an outage: the first connection of a start is not a recovery.
+    const recovered = this.current === 'down';
     this.current = 'up';
     this.reachedFirstState();
-    this.logger.info({ redis: 'up' }, 'redis connected: rate-limit counters are shared again');
+    this.logger.info(
+      { redis: 'up' },
+      recovered
+        ? 'redis connected: rate-limit counters are shared again'
+        : 'redis connected: rate-limit counters are shared between instances',
+    );
   }
 
   private markDown(err: Error | null): void {

@@ -57,7 +57,7 @@ export function cliLink(location: EngineStore['location'], base: string, who: st
 
 /**
  * A browser context at 1280 px that records CSP violations; requests to another origin than
- * `base` go to `foreign`, page errors and CSP console messages to `problems`; dialogs are accepted.
+ * `base` go to `foreign`, page errors and console errors to `problems`; dialogs are accepted.
  */
 export async function consoleContext(
   browser: Browser,
@@ -72,8 +72,14 @@ export async function consoleContext(
     if (new URL(r.url()).origin !== base) foreign.push(r.url());
   });
   page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
+  // Every console error (issue 37), a CSP report's included, except the status of a page the
+  // test opened on purpose (a 401, 403 or 404 page is what it checks): a failed style sheet,
+  // script, icon or chart is one.
   page.on('console', (m) => {
-    if (/Content.Security.Policy/i.test(m.text())) problems.push(m.text());
+    const own = /^Failed to load resource/.test(m.text()) && m.location().url === page.url();
+    if ((m.type() === 'error' && !own) || /Content.Security.Policy/i.test(m.text())) {
+      problems.push(`${m.text()} (${m.location().url})`);
+    }
   });
   page.on('dialog', (d) => void d.accept());
   return { ctx, page };

@@ -24,6 +24,39 @@ const A = 1531;
 const B = 1532;
 const UA = 'curl/8.5.0';
 
+/**
+ * The v1 chart's axes and lines (issue 37), read from what console.js records on the chart: the
+ * counts' axis shows whole numbers only, the dates' labels do not overlap at the chart's width,
+ * and no two series are drawn alike (same counts would hide one under the other).
+ */
+async function checkChart(page: Page): Promise<void> {
+  const chart = page.locator('#chart');
+  const read = async (name: string) => JSON.parse((await chart.getAttribute(name)) ?? 'null');
+  const y = (await read('data-y-ticks')) as { label: string }[];
+  assert.ok(y.length >= 2, 'the counts have ticks');
+  for (const t of y) assert.match(t.label, /^\d+$/, `whole-number counts only: ${t.label}`);
+  const x = (await read('data-x-ticks')) as { label: string; at: number }[];
+  // A date's width in the chart's axis font (uPlot's default, 12px system-ui).
+  const width = await page.evaluate<number>(`(() => {
+    const c = document.createElement('canvas').getContext('2d');
+    c.font = '12px system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", "Noto Sans", "Liberation Sans", Arial, sans-serif';
+    return c.measureText('2026-11-28').width;
+  })()`);
+  for (let i = 1; i < x.length; i++) {
+    assert.ok(
+      x[i]!.at - x[i - 1]!.at > width + 4,
+      `dates overlap: ${JSON.stringify(x)} (a date is ${width}px)`,
+    );
+  }
+  const series = (await read('data-series')) as unknown[];
+  assert.ok(series.length >= 2, 'two series');
+  assert.equal(
+    new Set(series.map((s) => JSON.stringify(s))).size,
+    series.length,
+    'each series drawn its own way',
+  );
+}
+
 for (const engine of enginesUnderTest()) {
   describe(`the admin console in Chromium [${engine}]`, () => {
     let made: EngineStore;
@@ -50,6 +83,15 @@ for (const engine of enginesUnderTest()) {
           role: 'member',
           pid: 'p-rui',
         },
+        // A long address and name: the create-key form's member select must not widen a phone's page.
+        {
+          type: 'member',
+          id: 15313,
+          teamId: A,
+          email: 'maria.fernanda.dos.santos.albuquerque@sales-department.a.test',
+          name: 'Maria Fernanda dos Santos Albuquerque',
+          role: 'member',
+        },
         { type: 'member', id: 15321, teamId: B, email: 'bo@b.test', role: 'admin' },
         { type: 'lead', userId: 15312, id: 'l-1', epoch: 1_760_000_000_000, isLead: true },
       ]);
@@ -71,6 +113,20 @@ for (const engine of enginesUnderTest()) {
       fetch(`${base}/api/pub/leads/getLastLead`, {
         headers: { authorization: `Bearer ${key}`, 'user-agent': UA },
       });
+
+    it('someone who never signed in is told so and how to sign in, with no link back to the same page', async () => {
+      const { ctx, page } = await context();
+      assert.equal((await page.goto(`${base}/console/keys`))?.status(), 401);
+      const text = await page.locator('main').innerText();
+      assert.match(text, /You are not signed in\./);
+      assert.doesNotMatch(text, /session has ended/);
+      assert.doesNotMatch(text, /`/, 'no Markdown backticks');
+      assert.equal(await page.locator('main code').innerText(), 'leadline console link');
+      assert.equal(await page.getByRole('link', { name: 'Back to the console' }).count(), 0);
+      await checkView(page, 'not-signed-in');
+      assert.deepEqual(problems, []);
+      await ctx.close();
+    });
 
     it('from a sign-in link to a key, its v1 calls charted, a brownout, revocation; isolation and CSRF hold', async () => {
       const { ctx: adminCtx, page: admin } = await context();
@@ -103,15 +159,27 @@ for (const engine of enginesUnderTest()) {
         .click();
       assert.equal((await v1(secret)).status, 200);
       assert.equal((await v1(secret)).status, 200);
+      // Three calls of another operation too: two series with the same counts on the chart.
+      for (let i = 0; i < 3; i++) {
+        await fetch(`${base}/api/pub/leads/getLastLeadTeam?teamId=${A}`, {
+          headers: { authorization: `Bearer ${secret}`, 'user-agent': UA },
+        });
+      }
 
       // The console shows its calls once the ledger is written (every 100 ms here).
       await new Promise((r) => setTimeout(r, 400));
       await admin.goto(`${base}/console/v1?days=7`);
       await admin.waitForSelector('#chart[data-drawn="true"] canvas');
       const row = admin.locator('tr', { hasText: `${secret.slice(0, 12)}…` });
-      // Three calls: the refused one before the grant and the two served after it.
-      assert.match(await row.innerText(), new RegExp(`\\t3\\t.*\\t${UA.replaceAll('.', '\\.')}\\t`));
+      // Six calls: the refused one before the grant, the two served after it, three of the team's.
+      assert.match(await row.innerText(), new RegExp(`\\t6\\t.*\\t${UA.replaceAll('.', '\\.')}\\t`));
+      await checkChart(admin);
       await checkView(admin, 'v1');
+      // At a phone's width, drawn again: its dates still do not run together.
+      await admin.setViewportSize({ width: 390, height: 844 });
+      await admin.waitForTimeout(200);
+      await checkChart(admin);
+      await admin.setViewportSize({ width: 1280, height: 900 });
 
       // A brownout scheduled by the operator: v1 answers 410 for this key during the window.
       const id = (await store.keys.list()).find((k) => k.display === secret.slice(0, 12))!.id;
@@ -187,6 +255,8 @@ for (const engine of enginesUnderTest()) {
       await again.goto(`${base}/console/sign-in/${stale.token}`);
       await again.getByRole('button', { name: 'Sign in' }).click();
       await again.getByText('Sign-in link not valid').waitFor();
+      assert.doesNotMatch(await again.locator('main').innerText(), /`/, 'no Markdown backticks');
+      assert.equal(await again.locator('main code').innerText(), 'leadline console link');
       assert.equal((await again.context().cookies()).length, 0, 'no session from a bad link');
       // A fresh link posted by another site's page (localhost is another site than 127.0.0.1):
       // refused, and the link stays unspent.

@@ -46,8 +46,7 @@ for (const engine of enginesUnderTest()) {
       const problems: string[] = [];
       page.on('pageerror', (err) => problems.push(`page error: ${err.message}`));
       page.on('console', (msg) => {
-        // The browser's own favicon request is the one 404 a page without a favicon causes.
-        if (msg.location().url.endsWith('/favicon.ico')) return;
+        // Every console error counts, the browser's own /favicon.ico request's included (issue 37).
         if (msg.type() === 'error' || /Content.Security.Policy/i.test(msg.text())) {
           problems.push(`${msg.text()} (${msg.location().url})`);
         }
@@ -67,6 +66,23 @@ for (const engine of enginesUnderTest()) {
       assert.equal(await style(page, 'body', 'maxWidth'), '832px'); // 52rem
       assert.deepEqual(await violations(page), []);
       assert.deepEqual(problems, []);
+      await page.close();
+    });
+
+    it('the site has an icon: /favicon.ico answers, and the browser asks for nothing that 404s', async () => {
+      const res = await fetch(`${base}/favicon.ico`);
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('content-type'), 'image/svg+xml');
+      assert.match(await res.text(), /^<svg /);
+      const page = await browser.newPage();
+      const missing: string[] = [];
+      page.on('response', (r) => {
+        if (r.status() >= 400) missing.push(`${r.status()} ${r.url()}`);
+      });
+      await page.goto(`${base}/docs/v2`);
+      // The browser fetches the icon after the page has loaded.
+      await page.waitForResponse((r) => r.url().endsWith('/favicon.ico'), { timeout: 5_000 }).catch(() => {});
+      assert.deepEqual(missing, []);
       await page.close();
     });
 

@@ -295,7 +295,7 @@ for (const engine of enginesUnderTest()) {
       const s = await freshStore(t, engine);
       const r = leadline([...s.args, 'import', join(dir, 'nope.ndjson'), '--json']);
       assert.notEqual(r.status, 0);
-      assert.match(r.stderr, /nope\.ndjson: cannot read the file/);
+      assert.match(r.stderr, /nope\.ndjson: cannot read the file \(no such file\)/);
       assert.ok(jsonOf(r, 1).error.message);
     });
   });

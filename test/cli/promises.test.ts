@@ -24,6 +24,11 @@ describe('usage errors, help and --version', () => {
       [['--json', 'keys', 'create'], /required option '--member <id or e-mail>' not specified/],
       [['--json', 'no-such-command'], /unknown command 'no-such-command'/],
       [['keys', 'list', '--no-such-option', '--json'], /unknown option '--no-such-option'/],
+      // A misspelt option is named (with a suggestion), before the required one it misses (issue 37).
+      [
+        ['keys', 'create', '--membr', '1', '--json'],
+        /^unknown option '--membr' \(Did you mean --member\?\)$/,
+      ],
       [['--json', 'v1', 'brownout', 'add', '--from', '2030-01-01'], /required option '--to <ISO>'/],
     ];
     // A command group without its command: commander prints the help; the document says why.
@@ -229,7 +234,19 @@ for (const engine of enginesUnderTest()) {
         [byId(fresh.id).status, byId(fresh.id).v1Served, byId(fresh.id).v1Refused],
         ['refused', 0, 1],
       );
-      assert.match(leadline([...cli, 'v1', 'report']).stdout, /1 more tried and were refused on every call/);
+      const human = leadline([...cli, 'v1', 'report']).stdout;
+      assert.match(human, /1 more tried and was refused on every call/);
+      // A table with a header, as the other listings (issue 37): no bare tab-separated rows.
+      assert.doesNotMatch(human, /\t/);
+      assert.match(
+        human,
+        /^key +member +status +v1 +served +refused +last v1 +v2 +user agent +v1 by operation$/m,
+      );
+      assert.match(human, new RegExp(`^${fresh.id} +1 +refused +1 +0 +1 `, 'm'));
+      assert.match(
+        leadline([...cli, 'v1', 'status']).stdout,
+        new RegExp(`^refused on v1  1 key tried v1 and was refused on every call: key ${fresh.id}$`, 'm'),
+      );
     });
   });
 }

@@ -169,12 +169,29 @@ for (const engine of enginesUnderTest()) {
         list.filter((b) => b.keys === null).map((b) => b.state),
         ['scheduled', 'scheduled'],
       );
+      // A table with a header, as the other listings (issue 37).
       const human = lines(run('v1', 'brownout', 'list'));
-      assert.equal(human.length, list.length, 'one line per brownout');
+      assert.equal(human.length, list.length + 1, 'a header, then one line per brownout');
+      assert.match(human[0]!, /^id +from +to +state +keys$/);
       assert.ok(
-        human.some((l) => l.startsWith(`${active}\t`) && l.endsWith(`\tactive\tkeys ${key}`)),
+        human.some((l) => new RegExp(`^${active} +${iso(now - 3_600_000)} +\\S+ +active +${key}$`).test(l)),
         human.join('\n'),
       );
+    });
+
+    test('brownout add warns when the same window for the same keys is already there', async () => {
+      const key = newKey(7).id;
+      const from = iso(Date.now() + 10 * DAY);
+      const to = iso(Date.now() + 11 * DAY);
+      const first = json(add(from, to, '--key', `${key}`, '--json')).id;
+      const again = run('v1', 'brownout', 'add', '--from', from, '--to', to, '--key', `${key}`);
+      assert.equal(again.status, 0);
+      assert.match(
+        again.stderr,
+        new RegExp(`^warning: brownout ${first} already covers this window for the same keys`),
+      );
+      const other = run('v1', 'brownout', 'add', '--from', from, '--to', to);
+      assert.equal(other.stderr, '', 'every key is not the same keys');
     });
 
     test('brownout remove <id>, then list is empty; an unknown id is exit 1', async () => {
@@ -338,14 +355,25 @@ for (const engine of enginesUnderTest()) {
       assert.equal(back?.status, 'on-v1');
       assert.deepEqual(back?.v1ByOperation, { ...zeroOps(), getLastLead: 1, getLeadsTimeRange: 1 });
 
-      // For people: a summary line, then one line per key.
+      // For people: a summary line, then a table with a header (issue 37), one row per key.
       const human = lines(run('v1', 'report'));
-      assert.equal(human.length, keys.length + 1);
+      assert.equal(human.length, keys.length + 3);
       assert.equal(human[0], `last 30 days: 1 of ${keys.length} keys still call v1`);
-      assert.equal(
-        human.find((l) => l.startsWith(`key ${onV1.id}\t`)),
-        `key ${onV1.id}\tmember 7\ton-v1\tv1 6 (getLastLead 2, getLastLeadTeam 1, getLastLeadSubTeam 1, ` +
-          `getLeadsTimeRange 1, getLeadsTimeRangeForTeam 1)\tserved 6, refused 0\tlast v1 ${iso(T)}\tcrm-sync/2.0\tv2 0`,
+      assert.equal(human[1], '');
+      assert.match(
+        human[2]!,
+        /^key +member +status +v1 +served +refused +last v1 +v2 +user agent +v1 by operation$/,
+      );
+      assert.match(
+        human.find((l) => l.startsWith(`${onV1.id} `)) ?? '',
+        new RegExp(
+          `^${onV1.id} +7 +on-v1 +6 +6 +0 +${iso(T).replaceAll('.', '\\.')} +0 +crm-sync/2\\.0 +` +
+            'getLastLead 2, getLastLeadTeam 1, getLastLeadSubTeam 1, getLeadsTimeRange 1, getLeadsTimeRangeForTeam 1$',
+        ),
+      );
+      assert.ok(
+        human.every((l) => !l.includes('\t')),
+        'no tab-separated rows',
       );
     });
 

@@ -75,6 +75,25 @@ for (const engine of enginesUnderTest()) {
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
     });
 
+    test('a missing or refused key: one clear line, exit 1, no mirror file made (issue 37)', async () => {
+      for (const [key, said] of [
+        ['', /^crm-sync: LEADLINE_KEY is required/],
+        ['llk_000000000000000000000000000000000000', /^crm-sync: LEADLINE_KEY was refused: /],
+      ] as const) {
+        const mirror = join(dir, `refused-${key.length}.db`);
+        const child = start({ LEADLINE_URL: base, LEADLINE_KEY: key, MIRROR: mirror });
+        let stderr = '';
+        child.stderr?.on('data', (d: Buffer) => {
+          stderr += d.toString();
+        });
+        const code = await new Promise<number | null>((done) => child.on('exit', (c) => done(c)));
+        assert.equal(code, 1);
+        assert.match(stderr, said);
+        assert.equal(stderr.trim().split('\n').length, 1, `one line, no stack trace: ${stderr}`);
+        assert.equal(existsSync(mirror), false, 'no mirror file');
+      }
+    });
+
     test('killed mid-sync and restarted, the mirror is exact', async () => {
       const mirror = join(dir, 'mirror.db');
       const env = {

@@ -249,7 +249,9 @@ for (const engine of enginesUnderTest()) {
       );
       assertInvalidParams(p, ['Idempotency-Key']);
       const huge = { leadSource: 'MANUAL', systemFields: { fullName: 'A', note: 'x'.repeat(70_000) } };
-      assertV2Problem(await create(fx.key.mia, huge), 413, 'payload-too-large');
+      const tooBig = assertV2Problem(await create(fx.key.mia, huge), 413, 'payload-too-large');
+      // The detail names the limit (issue 37).
+      assert.equal(tooBig.detail, 'The request body is larger than the limit of 65,536 bytes (64 KiB).');
     });
 
     it('R11: the reason names the tolerance and its setting; within it a lead is stored', async () => {

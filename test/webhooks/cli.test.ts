@@ -88,7 +88,8 @@ for (const engine of enginesUnderTest()) {
         listed.map((e: { id: string; secret?: string }) => [e.id, e.secret]),
         [[added.id, undefined]],
       );
-      assert.deepEqual(json(cli(['deliveries', added.id])), []);
+      // An object like the other commands' documents (issue 37), not a bare array.
+      assert.deepEqual(json(cli(['deliveries', added.id])), { deliveries: [] });
       const noDelivery = cli(['replay', '999999']);
       assert.notEqual(noDelivery.status, 0);
       assert.match(noDelivery.err, /no delivery 999999/);

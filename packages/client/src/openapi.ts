@@ -15,7 +15,7 @@ export interface paths {
         put?: never;
         /**
          * Search leads: one scope, filters, text clauses, a keyset cursor
-         * @description The successor of every v1 operation (docs/v2.md, docs/v1-migration.md).
+         * @description The successor of every v1 operation ([v2 guide](/docs/v2), [moving off v1](/docs/v1-migration)).
          */
         post: operations["searchLeads"];
         delete?: never;
@@ -368,7 +368,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics (only with LEADLINE_METRICS_TOKEN; or on LEADLINE_METRICS_PORT instead)
-         * @description Off by default. With `LEADLINE_METRICS_TOKEN` set, served here to `Authorization: Bearer <token>` only; with `LEADLINE_METRICS_PORT`, on a listener of its own. The metrics: docs/operations.md.
+         * @description Off by default. With `LEADLINE_METRICS_TOKEN` set, served here to `Authorization: Bearer <token>` only; with `LEADLINE_METRICS_PORT`, on a listener of its own. The metrics: [operations guide](/docs/operations).
          */
         get: operations["metrics"];
         put?: never;
@@ -481,6 +481,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/favicon.ico": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site’s icon (SVG), which browsers ask for on every page */
+        get: operations["favicon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/admin": {
         parameters: {
             query?: never;
@@ -488,7 +505,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The former admin page: on to the console’s v1 view (docs/console.md) */
+        /**
+         * The former admin page: on to the console’s v1 view
+         * @description The report it showed is in the console ([console guide](/docs/console)).
+         */
         get: operations["adminPage"];
         put?: never;
         post?: never;
@@ -3601,6 +3621,27 @@ export interface operations {
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    favicon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The icon. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
                 };
             };
         };

@@ -3,6 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import { type ConsoleSubject, resumeSession } from '../../domain/console-sign-in.js';
 import type { Store } from '../../domain/store.js';
+import { Html, html } from './html.js';
 
 /** What every console page needs: the configuration, the store and the clock. */
 export interface ConsoleDeps {
@@ -11,17 +12,27 @@ export interface ConsoleDeps {
   now: () => number;
 }
 
-/** A refusal shown as a page: its status, a title and one sentence that says what to do. */
+/**
+ * A refusal shown as a page: its status, a title and one sentence that says what to do (text, or
+ * `Html` made with `html` when it names a command); `back` says whether a link back to the console
+ * helps (not when the console itself is what refused: it would lead to the same page).
+ */
 export class ConsolePageError extends Error {
   override name = 'ConsolePageError';
+  readonly detail: Html;
   constructor(
     readonly status: number,
     readonly title: string,
-    detail: string,
+    detail: string | Html,
+    readonly back = true,
   ) {
-    super(detail);
+    super(String(detail));
+    this.detail = detail instanceof Html ? detail : html`${detail}`;
   }
 }
+
+/** How to get a sign-in link, said wherever the console needs one. */
+export const HOW_TO_SIGN_IN = html`Ask the operator for a sign-in link: they make one with <code>leadline console link</code>.`;
 
 export const SESSION_COOKIE = 'leadline_console';
 const COOKIE_PATH = '/console';
@@ -61,11 +72,17 @@ async function csrfFor(store: Store, sessionId: string): Promise<string> {
 export async function requireSession(request: FastifyRequest, deps: ConsoleDeps): Promise<ConsoleSession> {
   const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
   const subject = id === null ? null : await resumeSession(deps.store, id, deps.now());
-  if (id === null || subject === null) {
+  // Someone who never signed in (no cookie) is told so; a cookie the store no longer knows is a
+  // session that ended. Either way the console has nothing to go back to: no link back.
+  if (id === null) {
+    throw new ConsolePageError(401, 'Not signed in', html`You are not signed in. ${HOW_TO_SIGN_IN}`, false);
+  }
+  if (subject === null) {
     throw new ConsolePageError(
       401,
       'Signed out',
-      'Your console session has ended (signed out, or idle too long). Ask the operator for a new sign-in link: `leadline console link`.',
+      html`Your console session has ended (signed out, or idle too long). ${HOW_TO_SIGN_IN}`,
+      false,
     );
   }
   return { id, subject, csrf: await csrfFor(deps.store, id) };

@@ -66,12 +66,19 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     const status = known ? err.status : (err.statusCode ?? 500) < 500 ? (err.statusCode ?? 500) : 500;
     const title = known ? err.title : status < 500 ? 'Not done' : 'Something went wrong';
     const detail = known
-      ? err.message
+      ? err.detail
       : status < 500
         ? err.message
         : 'The console could not do this now. Try again shortly.';
+    // A link back to the console's first view, unless that view is the one that failed or the
+    // console would only refuse again (no session): then it would lead back here.
+    const back =
+      (!known || err.back) && !(request.method === 'GET' && request.url.split('?')[0] === '/console/keys');
     return noStore(reply.status(status)).send(
-      page(title, html`<p>${detail}</p><p><a href="/console/keys">Back to the console</a></p>`),
+      page(
+        title,
+        html`<p>${detail}</p>${back ? html`<p><a href="/console/keys">Back to the console</a></p>` : ''}`,
+      ),
     );
   });
   app.setNotFoundHandler((_request, reply) =>

@@ -37,7 +37,8 @@ export function signInRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
       throw new ConsolePageError(
         400,
         'Sign-in link not valid',
-        'This sign-in link has expired or has already been used. Ask the operator for a new one: `leadline console link`.',
+        html`This sign-in link has expired or has already been used. Ask the operator for a new one: they make it with <code>leadline console link</code>.`,
+        false,
       );
     }
     return reply.header('set-cookie', sessionCookie(deps.config, session)).redirect('/console/keys', 303);

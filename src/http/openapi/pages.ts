@@ -81,11 +81,27 @@ export function pagePaths(): Record<string, Json> {
         },
       },
     },
+    '/favicon.ico': {
+      get: {
+        operationId: 'favicon',
+        tags: ['service'],
+        summary: 'The site’s icon (SVG), which browsers ask for on every page',
+        security: [],
+        responses: {
+          '200': {
+            description: 'The icon.',
+            headers: COMMON_HEADERS,
+            content: { 'image/svg+xml': { schema: { type: 'string' } } },
+          },
+        },
+      },
+    },
     '/admin': {
       get: {
         operationId: 'adminPage',
         tags: ['service'],
-        summary: 'The former admin page: on to the console’s v1 view (docs/console.md)',
+        summary: 'The former admin page: on to the console’s v1 view',
+        description: 'The report it showed is in the console ([console guide](/docs/console)).',
         security: [],
         responses: {
           '301': {

@@ -140,7 +140,7 @@ export function servicePaths(): Record<string, Json> {
         tags: ['service'],
         summary: 'Prometheus metrics (only with LEADLINE_METRICS_TOKEN; or on LEADLINE_METRICS_PORT instead)',
         description:
-          'Off by default. With `LEADLINE_METRICS_TOKEN` set, served here to `Authorization: Bearer <token>` only; with `LEADLINE_METRICS_PORT`, on a listener of its own. The metrics: docs/operations.md.',
+          'Off by default. With `LEADLINE_METRICS_TOKEN` set, served here to `Authorization: Bearer <token>` only; with `LEADLINE_METRICS_PORT`, on a listener of its own. The metrics: [operations guide](/docs/operations).',
         security: [{ metricsToken: [] }],
         responses: {
           '200': {

@@ -70,7 +70,8 @@ export function v2Paths(): Record<string, Json> {
   return {
     '/api/pub/v2/leads/search': {
       post: op('searchLeads', 'Search leads: one scope, filters, text clauses, a keyset cursor', {
-        description: 'The successor of every v1 operation (docs/v2.md, docs/v1-migration.md).',
+        description:
+          'The successor of every v1 operation ([v2 guide](/docs/v2), [moving off v1](/docs/v1-migration)).',
         requestBody: {
           required: true,
           content: json(ref('SearchBody'), {
