@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { Webhook } from 'standardwebhooks';
+import { WebhookVerificationError as LibraryError, Webhook } from 'standardwebhooks';
 import { verifyWebhook, WebhookVerificationError } from '../../packages/client/src/webhooks.js';
 import { V2_LEAD_EXAMPLE } from '../../src/http/openapi/v2.js';
 
@@ -51,5 +51,20 @@ describe('verifyWebhook', () => {
     refused(() => verifyWebhook(s, old.body, old.headers), 'ten minutes old');
     refused(() => verifyWebhook(s, body, { ...headers, 'webhook-signature': undefined }), 'no signature');
     refused(() => verifyWebhook(s, body, { ...headers, 'webhook-id': 'msg_other' }), 'another id');
+  });
+
+  it("exports the library's own error class, under the client's declared type (issue 37)", () => {
+    assert.equal(WebhookVerificationError, LibraryError);
+    const s = secret();
+    const { body } = delivery([s]);
+    const thrown = (() => {
+      try {
+        verifyWebhook(s, body, {});
+      } catch (err) {
+        return err;
+      }
+    })();
+    assert.ok(thrown instanceof WebhookVerificationError && thrown instanceof LibraryError);
+    assert.equal(thrown.name, 'WebhookVerificationError');
   });
 });

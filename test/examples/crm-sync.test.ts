@@ -94,6 +94,25 @@ for (const engine of enginesUnderTest()) {
       }
     });
 
+    test('a page of one lead says "1 lead mirrored" (issue 37)', async () => {
+      const mirror = join(dir, 'one-lead.db');
+      const apiKey = fx.key(BERLIN.member);
+      const member = createLeadline({ baseUrl: base, apiKey });
+      let visible = 0;
+      for await (const page of member.leads.changes({ limit: 1000 })) visible += page.leads.length;
+      const child = start({ LEADLINE_URL: base, LEADLINE_KEY: apiKey, MIRROR: mirror, POLL_MS: '50' });
+      try {
+        // Caught up with what the key sees; then one new lead is one page of one lead.
+        await eventually(async () => assert.equal(mirrored(mirror).size, visible));
+        await member.leads.create({ leadSource: 'MANUAL', systemFields: { fullName: 'One More' } });
+        await eventually(async () => assert.match(child.stdoutText(), /^crm-sync: 1 lead mirrored$/m));
+        assert.doesNotMatch(child.stdoutText(), /\b1 leads\b/);
+      } finally {
+        child.kill('SIGTERM');
+        await new Promise((r) => child.once('exit', r));
+      }
+    });
+
     test('killed mid-sync and restarted, the mirror is exact', async () => {
       const mirror = join(dir, 'mirror.db');
       const env = {

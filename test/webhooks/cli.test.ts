@@ -101,6 +101,67 @@ for (const engine of enginesUnderTest()) {
       assert.notEqual(cli(['remove', added.id]).status, 0);
     });
 
+    // Issue 37: the human listing shows every attempt, with its answer or why there was none.
+    it('deliveries (human): every attempt with its status, time and answer or reason, one line each', async (t) => {
+      const { id } = await made.store.webhooks.addEndpoint({
+        teamId: TEAM,
+        url: 'http://127.0.0.1:9/attempts',
+        description: null,
+        eventTypes: ['lead.created'],
+        members: null,
+        subteams: null,
+        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+        createdAt: Date.parse('2026-11-20T09:00:00Z'),
+      });
+      // Removed at the end whatever happens: the tests below count the team's endpoints.
+      t.after(() => made.store.webhooks.removeEndpoint('operator', id));
+      const t0 = Date.parse('2026-11-20T10:00:00Z');
+      const eventId = await made.store.deliveries.sendTest('operator', id, t0);
+      const attempt = async (at: number, status: number | null, latencyMs: number, answer: string) => {
+        const [delivery] = await made.store.deliveries.claim(10, at);
+        assert.ok(delivery, 'the test delivery is due');
+        await made.store.deliveries.recordAttempts([
+          {
+            delivery,
+            result: { at, status, latencyMs, answer },
+            outcome: { kind: 'retry', at: at + 60_000 },
+          },
+        ]);
+      };
+      await attempt(t0, null, 3, 'connection refused');
+      await attempt(t0 + 60_000, 503, 41, 'Service\nUnavailable:   try later');
+      await attempt(t0 + 120_000, 500, 12, `error ${'x'.repeat(100)}`);
+
+      const where =
+        made.location.databaseUrl === null
+          ? ['--db', made.location.dbPath]
+          : ['--database-url', made.location.databaseUrl];
+      const r = spawnSync(
+        process.execPath,
+        ['--import', 'tsx', MAIN, ...where, 'webhooks', 'deliveries', id],
+        {
+          encoding: 'utf8',
+          env: { ...process.env, DATABASE_URL: '' },
+        },
+      );
+      assert.equal(r.status, 0, r.stderr);
+      const lines = r.stdout.split('\n');
+      // The deliveries, then the attempts: one row each, oldest first, in their own table.
+      assert.match(r.stdout, new RegExp(`${eventId}.*webhook\\.test.*pending.* 3 .*500`));
+      const header = lines.findIndex((l) =>
+        /^delivery +attempt +at +status +time +answer or reason$/.test(l),
+      );
+      assert.ok(header > 0, `an attempts table:\n${r.stdout}`);
+      const rows = lines.slice(header + 1).filter((l) => /^\d+ /.test(l));
+      assert.equal(rows.length, 3, r.stdout);
+      assert.match(rows[0] as string, / 1 +2026-11-20T10:00:00\.000Z +— +3 ms +connection refused$/);
+      assert.match(
+        rows[1] as string,
+        / 2 +2026-11-20T10:01:00\.000Z +503 +41 ms +Service Unavailable: try later$/,
+      );
+      assert.match(rows[2] as string, / 3 +2026-11-20T10:02:00\.000Z +500 +12 ms +error x{73}…$/);
+    });
+
     // A process's arguments cannot carry a NUL, and Node reads invalid UTF-8 in them as U+FFFD:
     // the command is run in process, as another caller of its action would, to hold it to the rule.
     it('refuses a --url or --description the store cannot hold (NUL, lone surrogate), storing nothing (issue 36)', async () => {

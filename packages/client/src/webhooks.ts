@@ -10,10 +10,20 @@
  * does not check out throws a WebhookVerificationError; answer it with a 4xx. The same
  * `webhook-id` may arrive more than once (delivery is at least once): drop repeats by it.
  */
-import { Webhook } from 'standardwebhooks';
+import { WebhookVerificationError as LibraryError, Webhook } from 'standardwebhooks';
 import type { components } from './openapi.js';
 
-export { WebhookVerificationError } from 'standardwebhooks';
+/**
+ * What verifyWebhook throws for a delivery that does not check out: the library's own class,
+ * re-exported under a type declared here, so this entry's declarations never import
+ * standardwebhooks' (whose `Buffer` needs Node's types: a browser project checking its
+ * libraries would fail, issue 37). `instanceof` works as with the library's class.
+ */
+export interface WebhookVerificationError extends Error {
+  name: 'WebhookVerificationError';
+}
+type ErrorClass = new (message: string) => WebhookVerificationError;
+export const WebhookVerificationError: ErrorClass = LibraryError as ErrorClass;
 export type LeadCreatedEvent = components['schemas']['LeadCreatedEvent'];
 
 /** A delivery's headers: a fetch `Headers`, or a Node-style object (names in lower case). */

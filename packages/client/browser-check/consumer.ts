@@ -1,0 +1,31 @@
+/**
+ * A browser app importing each entry point of @leadline/client (see tsconfig.json here): it
+ * must typecheck without Node's types, declaration files included.
+ */
+import { createLeadline, type Lead, LeadlineError } from '@leadline/client';
+import { createLeadlineV1, type V1Lead } from '@leadline/client/v1';
+import { type LeadCreatedEvent, verifyWebhook, WebhookVerificationError } from '@leadline/client/webhooks';
+
+const leadline = createLeadline({ baseUrl: location.origin, apiKey: 'key' });
+const v1 = createLeadlineV1({ baseUrl: location.origin, apiKey: 'key' });
+
+export async function firstLead(teamId: number): Promise<Lead | V1Lead | undefined> {
+  try {
+    for await (const lead of leadline.leads.search({ filters: { teamId } })) return lead;
+    return undefined;
+  } catch (err) {
+    if (err instanceof LeadlineError) return undefined;
+    throw err;
+  }
+}
+
+export async function received(request: Request, secret: string): Promise<LeadCreatedEvent | null> {
+  try {
+    return verifyWebhook(secret, await request.text(), request.headers);
+  } catch (err) {
+    if (err instanceof WebhookVerificationError) return null;
+    throw err;
+  }
+}
+
+export { v1 };
