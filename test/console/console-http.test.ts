@@ -18,6 +18,7 @@ const B = 1522;
 const ADMIN_A = 15211;
 const REP_A = 15212;
 const ADMIN_B = 15221;
+const HOUR = 3_600_000;
 
 for (const engine of enginesUnderTest()) {
   describe(`console over HTTP [${engine}]`, () => {
@@ -326,6 +327,43 @@ for (const engine of enginesUnderTest()) {
         (await app.inject({ url: '/console/keys', headers: { cookie: t.cookie } })).statusCode,
         401,
       );
+    });
+
+    test('a session ends 12 hours after sign-in however active (LEADLINE_CONSOLE_SESSION_MAX_HOURS, issue 36)', async () => {
+      const start = clock;
+      const s = await signIn(app, store, ADMIN_A, clock);
+      const keys = () => app.inject({ url: '/console/keys', headers: { cookie: s.cookie } });
+      // A click every 20 minutes: never idle for 30.
+      for (clock = start + 20 * 60_000; clock <= start + 12 * HOUR - 20 * 60_000; clock += 20 * 60_000) {
+        assert.equal((await keys()).statusCode, 200, `${(clock - start) / 60_000} min after sign-in`);
+      }
+      clock = start + 12 * HOUR - 1000;
+      assert.equal((await keys()).statusCode, 200, 'a second before its end');
+      clock = start + 12 * HOUR;
+      const ended = await keys();
+      assert.equal(ended.statusCode, 401, 'twelve hours after sign-in');
+      assert.match(ended.body, /signed in more than 12 hours ago/);
+    });
+
+    test('LEADLINE_CONSOLE_SESSION_MAX_HOURS sets the lifetime', async () => {
+      const short = await buildApp({
+        config: testConfig({ LEADLINE_CONSOLE_SESSION_MAX_HOURS: '1' }),
+        store,
+        now: () => clock,
+      });
+      try {
+        const start = clock;
+        const s = await signIn(short, store, ADMIN_A, clock);
+        const keys = () => short.inject({ url: '/console/keys', headers: { cookie: s.cookie } });
+        clock = start + 25 * 60_000;
+        assert.equal((await keys()).statusCode, 200);
+        clock = start + 50 * 60_000;
+        assert.equal((await keys()).statusCode, 200);
+        clock = start + HOUR;
+        assert.equal((await keys()).statusCode, 401, 'an hour after sign-in');
+      } finally {
+        await short.close();
+      }
     });
   });
 }
