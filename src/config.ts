@@ -36,6 +36,8 @@ export interface Config {
   usageFlushMs: number;
   /** Failed authentications one client address may make per minute before it is refused. */
   authFailureLimit: number;
+  /** The longest a console session lasts, however active (docs/console.md): it ends this long after sign-in. */
+  consoleSessionMaxMs: number;
   /**
    * Which proxies' `X-Forwarded-For` to believe (Fastify's `trustProxy`): `false` (the socket's
    * address is the client), a hop count, or the proxies' addresses and CIDR ranges.
@@ -139,6 +141,7 @@ export function loadConfig(
     shutdownGraceMs: int('LEADLINE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     usageFlushMs: int('LEADLINE_USAGE_FLUSH_MS', 5_000, 100, 3_600_000),
     authFailureLimit: int('LEADLINE_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),
+    consoleSessionMaxMs: int('LEADLINE_CONSOLE_SESSION_MAX_HOURS', 12, 1, 8760) * 3_600_000,
     trustProxy,
     corsOrigins,
     metrics: metricsSettings(get, int, problems),

@@ -33,7 +33,11 @@ function directives(res: LightMyRequestResponse): Map<string, string> {
   );
 }
 
-/** R17: a strict CSP (no inline anything), no framing, no Referer. */
+/**
+ * R17: a strict CSP (no inline anything), no framing, no Referer to another site. The docs and
+ * problem pages send none at all; the console's send one to its own origin only, so a browser
+ * names that origin on their forms' POSTs, which refuse `Origin: null` (issue 36).
+ */
 function assertPageHeaders(res: LightMyRequestResponse, url: string): void {
   const d = directives(res);
   assert.equal(d.get('default-src'), "'none'", url);
@@ -45,7 +49,8 @@ function assertPageHeaders(res: LightMyRequestResponse, url: string): void {
   for (const [name, value] of d) {
     assert.doesNotMatch(value, /unsafe-|\*|data:|https?:/, `${url}: ${name} ${value}`);
   }
-  assert.equal(res.headers['referrer-policy'], 'no-referrer', url);
+  const referrer = url.startsWith('/console/') ? 'same-origin' : 'no-referrer';
+  assert.equal(res.headers['referrer-policy'], referrer, url);
   assert.equal(res.headers['x-frame-options'], 'DENY', url);
   assert.equal(res.headers['x-content-type-options'], 'nosniff', url);
 }
@@ -88,6 +93,15 @@ for (const engine of enginesUnderTest()) {
         assert.equal(res.headers['content-type'], 'text/html; charset=utf-8', url);
         assertPageHeaders(res, url);
         assertNothingInline(res.body, url);
+      }
+    });
+
+    it('the docs, problem pages and /admin send no Referer; the console only to itself (issue 36)', async () => {
+      for (const url of ['/docs/v2', '/problems/unauthorized', '/admin', '/assets/leadline.css']) {
+        assert.equal((await app.inject({ url })).headers['referrer-policy'], 'no-referrer', url);
+      }
+      for (const url of [SIGN_IN, '/console/keys', '/console/assets/console.js']) {
+        assert.equal((await app.inject({ url })).headers['referrer-policy'], 'same-origin', url);
       }
     });
 

@@ -5,7 +5,8 @@ import type { Store } from './store.js';
 /**
  * Signing in to the console (issue 15 §1): `leadline console link` makes a single-use link for a
  * team admin or the operator; opening it starts a server-side session that ends after a spell
- * of idleness or at sign-out. Tokens are 32 random bytes in hex (no `llk_` can appear in them, so
+ * of idleness, at its lifetime's end however active (`LEADLINE_CONSOLE_SESSION_MAX_HOURS`), or at
+ * sign-out. Tokens are 32 random bytes in hex (no `llk_` can appear in them, so
  * the guard against API keys in URLs never mistakes one); the store keeps their SHA-256 only.
  */
 export const SIGN_IN_LINK_MS = 15 * 60_000;
@@ -74,18 +75,25 @@ export async function openSession(store: Store, token: string, now: number): Pro
   return sessionId;
 }
 
+/** How long a session lasts: `maxMs` from sign-in at most, and `idleMs` without a request. */
+export interface SessionLifetime {
+  maxMs: number;
+  idleMs?: number;
+}
+
 /**
- * The subject of a session still in use, its idle clock restarted; null when it has ended, or
- * when its member is no longer a team admin (roles are read afresh on every request).
+ * The subject of a session still in use, its idle clock restarted; null when it has ended (signed
+ * out, idle too long, or older than `maxMs` however active — a stolen cookie does not last
+ * forever), or when its member is no longer a team admin (roles are read afresh on every request).
  */
 export async function resumeSession(
   store: Store,
   sessionId: string,
   now: number,
-  idleMs = SESSION_IDLE_MS,
+  { maxMs, idleMs = SESSION_IDLE_MS }: SessionLifetime,
 ): Promise<ConsoleSubject | null> {
   if (!TOKEN.test(sessionId)) return null;
-  const holder = await store.console.touchSession(tokenHash(sessionId), now, now - idleMs);
+  const holder = await store.console.touchSession(tokenHash(sessionId), now, now - idleMs, now - maxMs);
   if (holder === null) return null;
   if (holder.memberId === null) return { kind: 'operator' };
   const member = await store.directory.findMember(holder.memberId);

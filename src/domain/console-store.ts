@@ -31,10 +31,16 @@ export interface ConsoleStore {
   redeemLink(hash: Buffer, now: number): Promise<ConsoleHolder | null>;
   addSession(session: NewConsoleSession): Promise<void>;
   /**
-   * The session's holder when it was last used after `idleSince`, and marks it used at `now`;
-   * null when there is no such session or it has been idle too long.
+   * The session's holder when it was last used after `idleSince` and created after
+   * `createdSince`, and marks it used at `now`; null when there is no such session, it has been
+   * idle too long or it is older than its lifetime.
    */
-  touchSession(hash: Buffer, now: number, idleSince: number): Promise<ConsoleHolder | null>;
+  touchSession(
+    hash: Buffer,
+    now: number,
+    idleSince: number,
+    createdSince: number,
+  ): Promise<ConsoleHolder | null>;
   removeSession(hash: Buffer): Promise<void>;
   /** Forgets links expired before `before` and sessions idle since before `idleSince`. */
   prune(before: number, idleSince: number): Promise<void>;

@@ -85,6 +85,16 @@ export async function consoleContext(
   return { ctx, page };
 }
 
+/**
+ * Records the `Origin` each form POST to `base` carried: the console refuses `Origin: null`
+ * (issue 36), so its pages must make the browser name their origin (Referrer-Policy: same-origin).
+ */
+export function recordPostOrigins(page: Page, base: string, into: Promise<string | null>[]): void {
+  page.on('request', (r) => {
+    if (r.method() === 'POST' && new URL(r.url()).origin === base) into.push(r.headerValue('origin'));
+  });
+}
+
 /** The checks every view gets: CSP quiet, axe clean, screenshots at both widths. */
 export async function checkView(page: Page, name: string): Promise<void> {
   assert.deepEqual(await page.evaluate<string[]>('window.__violations'), [], `${name}: CSP violations`);

@@ -8,7 +8,7 @@ import { createSignInLink } from '../../src/domain/console-sign-in.js';
 import type { Store } from '../../src/domain/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load, testConfig } from '../helpers.js';
-import { checkView, cliLink, consoleContext, launchChromium } from './console-kit.js';
+import { checkView, cliLink, consoleContext, launchChromium, recordPostOrigins } from './console-kit.js';
 
 /**
  * Issue 15 in a real browser (Debian's Chromium through playwright-core, `npm run test:browser`):
@@ -130,6 +130,8 @@ for (const engine of enginesUnderTest()) {
 
     it('from a sign-in link to a key, its v1 calls charted, a brownout, revocation; isolation and CSRF hold', async () => {
       const { ctx: adminCtx, page: admin } = await context();
+      const origins: Promise<string | null>[] = [];
+      recordPostOrigins(admin, base, origins);
       const link = cliLink(made.location, base, ['--member', 'ana@a.test']);
       await admin.goto(link);
       await checkView(admin, 'sign-in');
@@ -150,6 +152,7 @@ for (const engine of enginesUnderTest()) {
       // Made after the freeze: v1 refuses it until the operator grants legacy access.
       assert.equal((await v1(secret)).status, 403);
       const { ctx: opCtx, page: op } = await context();
+      recordPostOrigins(op, base, origins);
       await op.goto(cliLink(made.location, base, ['--operator']));
       await op.getByRole('button', { name: 'Sign in' }).click();
       await op.waitForURL(`${base}/console/keys`);
@@ -285,6 +288,11 @@ for (const engine of enginesUnderTest()) {
 
       assert.deepEqual(foreign, [], 'no request to another origin');
       assert.deepEqual(problems, []);
+      // Every form the console's own pages posted named the console's origin, never `null`
+      // (their Referrer-Policy is same-origin): sign-ins, create, grant, brownouts, revoke, sign-out.
+      const sent = await Promise.all(origins);
+      assert.ok(sent.length >= 8, `${sent.length} console POSTs`);
+      assert.deepEqual(new Set(sent), new Set([base]), 'Origin on the console’s own POSTs');
       await adminCtx.close();
       await opCtx.close();
     });

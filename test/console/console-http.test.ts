@@ -18,6 +18,7 @@ const B = 1522;
 const ADMIN_A = 15211;
 const REP_A = 15212;
 const ADMIN_B = 15221;
+const HOUR = 3_600_000;
 
 for (const engine of enginesUnderTest()) {
   describe(`console over HTTP [${engine}]`, () => {
@@ -81,12 +82,81 @@ for (const engine of enginesUnderTest()) {
       const foreign = await post({ origin: 'https://evil.example' });
       assert.equal(foreign.statusCode, 403);
       assert.equal(foreign.headers['set-cookie'], undefined);
-      // Behind a no-referrer page the browser sends `Origin: null`; Sec-Fetch-Site still tells.
       assert.equal((await post({ origin: 'null', 'sec-fetch-site': 'cross-site' })).statusCode, 403);
+      // `Origin: null` comes from a no-referrer or sandboxed page, another site's as well as ours
+      // (a browser without Sec-Fetch-Site cannot tell them apart): refused, whatever else the
+      // request says (issue 36). The console's pages are same-origin, so its forms name its origin.
+      const refusedHeaders: Record<string, string>[] = [
+        { origin: 'null' },
+        { origin: 'null', 'sec-fetch-site': 'same-origin' },
+        { origin: 'https://evil.example', 'sec-fetch-site': 'same-origin' },
+      ];
+      for (const headers of refusedHeaders) {
+        const refused = await post(headers);
+        assert.equal(refused.statusCode, 403, JSON.stringify(headers));
+        assert.equal(refused.headers['set-cookie'], undefined);
+        assert.match(String(refused.headers['content-type']), /^text\/html/);
+        assert.match(refused.body, /<title>Refused — leadline console<\/title>/);
+        assert.match(refused.body, /This form was sent from another site\./);
+      }
       const sameSite = await form(app, a, '/console/keys', { _csrf: a.csrf, member: String(REP_A) });
       assert.equal(sameSite.statusCode, 200, 'no Origin (as app.inject sends) is not refused');
-      const own = await post({ origin: 'null', 'sec-fetch-site': 'same-origin' });
-      assert.equal(own.statusCode, 303, 'from its own page');
+      const own = await post({ origin: 'http://127.0.0.1:3000', 'sec-fetch-site': 'same-origin' });
+      assert.equal(own.statusCode, 303, 'from its own page: LEADLINE_PUBLIC_URL’s origin');
+      assert.equal(own.headers['set-cookie'] !== undefined, true);
+    });
+
+    test('every console POST refuses `Origin: null` and another origin, with or without a session (issue 36)', async () => {
+      const s = await signIn(app, store, ADMIN_A, clock);
+      const keyCount = async () => (await store.keys.list(REP_A)).length;
+      const before = await keyCount();
+      const posts: [string, Record<string, string>][] = [
+        ['/console/keys', { _csrf: s.csrf, member: String(REP_A), label: 'from null' }],
+        ['/console/sign-out', { _csrf: s.csrf }],
+      ];
+      for (const [url, fields] of posts) {
+        for (const origin of ['null', 'https://evil.example', 'http://127.0.0.1:3001']) {
+          const res = await app.inject({
+            method: 'POST',
+            url,
+            headers: { cookie: s.cookie, origin, 'content-type': 'application/x-www-form-urlencoded' },
+            payload: new URLSearchParams(fields).toString(),
+          });
+          assert.equal(res.statusCode, 403, `${url} from ${origin}`);
+          assert.match(res.body, /This form was sent from another site\./);
+        }
+      }
+      assert.equal(await keyCount(), before, 'no key made');
+      assert.equal(
+        (await app.inject({ url: '/console/keys', headers: { cookie: s.cookie } })).statusCode,
+        200,
+        'still signed in: the sign-out was refused',
+      );
+      // The address the request came to is the console's own too (a host other than the public URL's).
+      const byHost = await app.inject({
+        method: 'POST',
+        url: '/console/keys',
+        headers: {
+          cookie: s.cookie,
+          host: 'console.internal:8080',
+          origin: 'http://console.internal:8080',
+          'content-type': 'application/x-www-form-urlencoded',
+        },
+        payload: new URLSearchParams({ _csrf: s.csrf, member: String(REP_A), label: 'by host' }).toString(),
+      });
+      assert.equal(byHost.statusCode, 200, byHost.body);
+    });
+
+    test("console pages send Referrer-Policy: same-origin, so a browser names the console's origin on their forms (issue 36)", async () => {
+      const link = await createSignInLink(store, ADMIN_A, clock);
+      for (const res of [
+        await app.inject({ url: `/console/sign-in/${link.token}` }),
+        await app.inject({ url: '/console/keys', headers: { cookie: a.cookie } }),
+        await app.inject({ url: '/console/keys' }),
+        await app.inject({ url: '/console/nothing-here' }),
+      ]) {
+        assert.equal(res.headers['referrer-policy'], 'same-origin', res.raw.req.url);
+      }
     });
 
     test('form text PostgreSQL cannot store (a NUL) is a 400 page naming the field, nothing stored (issue 36)', async () => {
@@ -326,6 +396,43 @@ for (const engine of enginesUnderTest()) {
         (await app.inject({ url: '/console/keys', headers: { cookie: t.cookie } })).statusCode,
         401,
       );
+    });
+
+    test('a session ends 12 hours after sign-in however active (LEADLINE_CONSOLE_SESSION_MAX_HOURS, issue 36)', async () => {
+      const start = clock;
+      const s = await signIn(app, store, ADMIN_A, clock);
+      const keys = () => app.inject({ url: '/console/keys', headers: { cookie: s.cookie } });
+      // A click every 20 minutes: never idle for 30.
+      for (clock = start + 20 * 60_000; clock <= start + 12 * HOUR - 20 * 60_000; clock += 20 * 60_000) {
+        assert.equal((await keys()).statusCode, 200, `${(clock - start) / 60_000} min after sign-in`);
+      }
+      clock = start + 12 * HOUR - 1000;
+      assert.equal((await keys()).statusCode, 200, 'a second before its end');
+      clock = start + 12 * HOUR;
+      const ended = await keys();
+      assert.equal(ended.statusCode, 401, 'twelve hours after sign-in');
+      assert.match(ended.body, /signed in more than 12 hours ago/);
+    });
+
+    test('LEADLINE_CONSOLE_SESSION_MAX_HOURS sets the lifetime', async () => {
+      const short = await buildApp({
+        config: testConfig({ LEADLINE_CONSOLE_SESSION_MAX_HOURS: '1' }),
+        store,
+        now: () => clock,
+      });
+      try {
+        const start = clock;
+        const s = await signIn(short, store, ADMIN_A, clock);
+        const keys = () => short.inject({ url: '/console/keys', headers: { cookie: s.cookie } });
+        clock = start + 25 * 60_000;
+        assert.equal((await keys()).statusCode, 200);
+        clock = start + 50 * 60_000;
+        assert.equal((await keys()).statusCode, 200);
+        clock = start + HOUR;
+        assert.equal((await keys()).statusCode, 401, 'an hour after sign-in');
+      } finally {
+        await short.close();
+      }
     });
   });
 }

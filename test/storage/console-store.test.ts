@@ -16,6 +16,9 @@ import { load } from '../helpers.js';
 
 /** Issue 15 §1: console sign-in links and sessions, the same rules on every engine. */
 const T0 = 1_790_000_000_000;
+const HOUR = 3_600_000;
+/** The default lifetime (LEADLINE_CONSOLE_SESSION_MAX_HOURS=12). */
+const LIFE = { maxMs: 12 * HOUR };
 
 for (const engine of enginesUnderTest()) {
   describe(`console sign-in on ${engine}`, () => {
@@ -39,7 +42,7 @@ for (const engine of enginesUnderTest()) {
       const session = await openSession(store, link.token, T0 + 1000);
       assert.ok(session !== null);
       assert.equal(await openSession(store, link.token, T0 + 2000), null, 'a used link opens nothing');
-      const subject = await resumeSession(store, session, T0 + 3000);
+      const subject = await resumeSession(store, session, T0 + 3000, LIFE);
       assert.equal(subject?.kind, 'team-admin');
       assert.equal(subject?.kind === 'team-admin' ? subject.member.id : 0, 15011);
     });
@@ -61,24 +64,48 @@ for (const engine of enginesUnderTest()) {
       await assert.rejects(createSignInLink(store, 'nobody@console.test', T0), /no member/);
       const op = await createSignInLink(store, null, T0);
       const session = await openSession(store, op.token, T0);
-      assert.deepEqual(await resumeSession(store, session!, T0 + 1), { kind: 'operator' });
+      assert.deepEqual(await resumeSession(store, session!, T0 + 1, LIFE), { kind: 'operator' });
     });
 
     test('a session ends after the idle timeout; use keeps it alive', async () => {
       const link = await createSignInLink(store, 15011, T0);
       const session = (await openSession(store, link.token, T0))!;
       const almost = T0 + SESSION_IDLE_MS - 1;
-      assert.ok(await resumeSession(store, session, almost), 'in use just before the timeout');
-      assert.ok(await resumeSession(store, session, almost + SESSION_IDLE_MS - 1), 'the clock restarted');
-      assert.equal(await resumeSession(store, session, almost + 2 * SESSION_IDLE_MS), null, 'idle too long');
+      assert.ok(await resumeSession(store, session, almost, LIFE), 'in use just before the timeout');
+      assert.ok(
+        await resumeSession(store, session, almost + SESSION_IDLE_MS - 1, LIFE),
+        'the clock restarted',
+      );
+      assert.equal(
+        await resumeSession(store, session, almost + 2 * SESSION_IDLE_MS, LIFE),
+        null,
+        'idle too long',
+      );
+    });
+
+    test('a session ends at its lifetime however active, the lifetime set by the caller (issue 36)', async () => {
+      const link = await createSignInLink(store, 15011, T0);
+      const session = (await openSession(store, link.token, T0))!;
+      // A request every 20 minutes: never idle, yet the session ends 12 hours after sign-in.
+      let t = T0;
+      for (; t <= T0 + LIFE.maxMs - 20 * 60_000; t += 20 * 60_000) {
+        assert.ok(await resumeSession(store, session, t, LIFE), `in use at ${(t - T0) / 60_000} min`);
+      }
+      assert.ok(await resumeSession(store, session, T0 + LIFE.maxMs - 1, LIFE), 'just before its end');
+      assert.equal(await resumeSession(store, session, T0 + LIFE.maxMs, LIFE), null, 'ended at 12 h');
+      const other = (await openSession(store, (await createSignInLink(store, 15011, T0)).token, T0))!;
+      const hour = { maxMs: HOUR };
+      assert.ok(await resumeSession(store, other, T0 + 25 * 60_000, hour));
+      assert.ok(await resumeSession(store, other, T0 + 50 * 60_000, hour));
+      assert.equal(await resumeSession(store, other, T0 + HOUR, hour), null, 'a 1 h lifetime');
     });
 
     test('sign-out ends the session; a garbled id is no session', async () => {
       const link = await createSignInLink(store, 15011, T0);
       const session = (await openSession(store, link.token, T0))!;
       await closeSession(store, session);
-      assert.equal(await resumeSession(store, session, T0 + 1), null);
-      assert.equal(await resumeSession(store, 'not-a-session', T0 + 1), null);
+      assert.equal(await resumeSession(store, session, T0 + 1, LIFE), null);
+      assert.equal(await resumeSession(store, 'not-a-session', T0 + 1, LIFE), null);
       assert.equal(await openSession(store, "' OR 1=1 --", T0), null);
     });
 
@@ -87,7 +114,7 @@ for (const engine of enginesUnderTest()) {
       const session = (await openSession(store, link.token, T0))!;
       const later = await createSignInLink(store, 15011, T0 + 10 * SESSION_IDLE_MS);
       assert.ok(later.token);
-      assert.equal(await store.console.touchSession(tokenHash(session), T0 + 1, 0), null, 'pruned');
+      assert.equal(await store.console.touchSession(tokenHash(session), T0 + 1, 0, 0), null, 'pruned');
     });
   });
 }

@@ -33,7 +33,7 @@ async function checkUpgraded(store: Store): Promise<void> {
   const link = await createSignInLink(store, ADMIN, NOW);
   const session = await openSession(store, link.token, NOW);
   assert.ok(session !== null);
-  const subject = await resumeSession(store, session, NOW + 1);
+  const subject = await resumeSession(store, session, NOW + 1, { maxMs: 3_600_000 });
   assert.equal(subject?.kind === 'team-admin' ? subject.member.teamId : null, TEAM);
 }
 

@@ -13,6 +13,7 @@ describe('configuration (issue 2 §7)', () => {
     assert.equal(c.v1.frozenAt, c.v1.deprecatedAt);
     assert.equal(c.v1.sunsetAt, null);
     assert.deepEqual(c.rateLimit, { limit: 600, windowSeconds: 60, syncMs: 250 });
+    assert.equal(c.consoleSessionMaxMs, 12 * 3_600_000);
   });
 
   test('the default public URL names the host it listens on, never `localhost` for 127.0.0.1 (issue 37 §2)', () => {
@@ -26,6 +27,19 @@ describe('configuration (issue 2 §7)', () => {
       loadConfig({ LEADLINE_PUBLIC_URL: 'https://leads.example.test/' }).publicUrl,
       'https://leads.example.test',
     );
+  });
+
+  test('LEADLINE_CONSOLE_SESSION_MAX_HOURS: hours, 1 to 8760 (issue 36)', () => {
+    assert.equal(loadConfig({ LEADLINE_CONSOLE_SESSION_MAX_HOURS: '1' }).consoleSessionMaxMs, 3_600_000);
+    for (const bad of ['0', '8761', '1.5', 'day']) {
+      assert.throws(
+        () => loadConfig({ LEADLINE_CONSOLE_SESSION_MAX_HOURS: bad }),
+        (err: unknown) =>
+          err instanceof ConfigError &&
+          err.problems.some((p) => p.startsWith('LEADLINE_CONSOLE_SESSION_MAX_HOURS')),
+        bad,
+      );
+    }
   });
 
   test('flags win over the environment', () => {

@@ -3780,7 +3780,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3844,7 +3844,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3918,7 +3918,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3984,7 +3984,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4055,7 +4055,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4128,7 +4128,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4193,7 +4193,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4258,7 +4258,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4322,7 +4322,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4391,7 +4391,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4465,7 +4465,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4536,7 +4536,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4606,7 +4606,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4674,7 +4674,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description No session (signed out or idle for 30 minutes): ask for a new sign-in link. */
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

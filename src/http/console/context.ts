@@ -71,7 +71,8 @@ async function csrfFor(store: Store, sessionId: string): Promise<string> {
 /** The request's session, or a 401 page that says how to get a new link. */
 export async function requireSession(request: FastifyRequest, deps: ConsoleDeps): Promise<ConsoleSession> {
   const id = cookieValue(request.headers.cookie, SESSION_COOKIE);
-  const subject = id === null ? null : await resumeSession(deps.store, id, deps.now());
+  const maxMs = deps.config.consoleSessionMaxMs;
+  const subject = id === null ? null : await resumeSession(deps.store, id, deps.now(), { maxMs });
   // Someone who never signed in (no cookie) is told so; a cookie the store no longer knows is a
   // session that ended. Either way the console has nothing to go back to: no link back.
   if (id === null) {
@@ -81,7 +82,7 @@ export async function requireSession(request: FastifyRequest, deps: ConsoleDeps)
     throw new ConsolePageError(
       401,
       'Signed out',
-      html`Your console session has ended (signed out, or idle too long). ${HOW_TO_SIGN_IN}`,
+      html`Your console session has ended (signed out, idle too long, or signed in more than ${String(maxMs / 3_600_000)} hours ago). ${HOW_TO_SIGN_IN}`,
       false,
     );
   }

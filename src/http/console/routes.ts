@@ -27,7 +27,8 @@ const FORM_LIMIT = 16 * 1024;
  * own so its form parser, error pages and 404 reach no API route.
  */
 export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Promise<void> {
-  await pageHeaders(app);
+  // Referer to the console's own origin only, so its forms' POSTs carry a real Origin (below).
+  await pageHeaders(app, 'same-origin');
   app.addContentTypeParser(
     'application/x-www-form-urlencoded',
     { parseAs: 'string', bodyLimit: FORM_LIMIT },
@@ -46,7 +47,11 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   );
   // Defence in depth beside SameSite=Strict and the CSRF token, and the one guard of the sign-in
   // form (no session yet, so no token): the browser says where a form was posted from, in
-  // Sec-Fetch-Site and (unless the page's no-referrer policy makes it `null`) in Origin.
+  // Sec-Fetch-Site and in Origin. The console's pages are `same-origin` (pageHeaders above), so
+  // its own forms carry its origin; `Origin: null` — a no-referrer or sandboxed page, a
+  // cross-origin redirect — is refused (issue 36), as a browser without Sec-Fetch-Site gives
+  // nothing else to tell it from another site's. No Origin at all (a client that is not a
+  // browser, an old browser) passes: it holds no victim's cookie, and the token still guards.
   app.addHook('preHandler', async (request) => {
     if (request.method !== 'POST') return;
     const site = request.headers['sec-fetch-site'];
@@ -57,7 +62,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
     ];
     const foreign =
       (site !== undefined && site !== 'same-origin' && site !== 'none') ||
-      (origin !== undefined && origin !== 'null' && !own.includes(origin));
+      (origin !== undefined && !own.includes(origin));
     if (foreign) throw new ConsolePageError(403, 'Refused', 'This form was sent from another site.');
   });
   app.setErrorHandler((err: FastifyError, request, reply) => {

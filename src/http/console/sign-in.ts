@@ -19,7 +19,8 @@ import { page } from './layout.js';
 export function signInRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
   app.get('/sign-in/:token', async (request, reply) => {
     const { token } = request.params as { token: string };
-    // The token stays out of the Referer of anything this page loads (helmet's no-referrer).
+    // The token reaches no other site in a Referer (the console's `same-origin` policy): the
+    // page loads only the service's own files, and the link is spent by this form's POST.
     return noStore(reply).send(
       page(
         'Sign in to the leadline console',

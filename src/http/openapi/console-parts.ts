@@ -16,7 +16,9 @@ export const redirect = (to: string): Json => ({
 });
 export const refusals = {
   '400': page('The form or link is not valid; the page says why.'),
-  '401': page('No session (signed out or idle for 30 minutes): ask for a new sign-in link.'),
+  '401': page(
+    'No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link.',
+  ),
   '403': page('A change without its CSRF token, or an operator-only view.'),
   '404': page(
     'Nothing there for this session (another team’s key, endpoint, delivery or team is not found either).',

@@ -26,9 +26,16 @@ export class PostgresConsoleStore implements ConsoleStore {
       VALUES (${session.hash}, ${session.memberId}, ${session.createdAt}, ${session.createdAt})`;
   }
 
-  async touchSession(hash: Buffer, now: number, idleSince: number): Promise<ConsoleHolder | null> {
+  async touchSession(
+    hash: Buffer,
+    now: number,
+    idleSince: number,
+    createdSince: number,
+  ): Promise<ConsoleHolder | null> {
     const [row] = await this.sql<{ member_id: number | null }[]>`UPDATE console_sessions
-      SET last_seen_at = ${now} WHERE hash = ${hash} AND last_seen_at > ${idleSince} RETURNING member_id`;
+      SET last_seen_at = ${now}
+      WHERE hash = ${hash} AND last_seen_at > ${idleSince} AND created_at > ${createdSince}
+      RETURNING member_id`;
     return row === undefined ? null : { memberId: row.member_id };
   }
 

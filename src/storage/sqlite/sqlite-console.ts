@@ -21,7 +21,7 @@ export class SqliteConsoleStore implements ConsoleStore {
         'INSERT INTO console_sessions (hash, member_id, created_at, last_seen_at) VALUES (?, ?, ?, ?)',
       ),
       touchSession: db.prepare(`UPDATE console_sessions SET last_seen_at = ?
-        WHERE hash = ? AND last_seen_at > ? RETURNING member_id`),
+        WHERE hash = ? AND last_seen_at > ? AND created_at > ? RETURNING member_id`),
       removeSession: db.prepare('DELETE FROM console_sessions WHERE hash = ?'),
       pruneLinks: db.prepare('DELETE FROM console_links WHERE expires_at < ?'),
       pruneSessions: db.prepare('DELETE FROM console_sessions WHERE last_seen_at <= ?'),
@@ -41,8 +41,15 @@ export class SqliteConsoleStore implements ConsoleStore {
     this.stmts.addSession.run(session.hash, session.memberId, session.createdAt, session.createdAt);
   }
 
-  async touchSession(hash: Buffer, now: number, idleSince: number): Promise<ConsoleHolder | null> {
-    const row = this.stmts.touchSession.get(now, hash, idleSince) as { member_id: number | null } | undefined;
+  async touchSession(
+    hash: Buffer,
+    now: number,
+    idleSince: number,
+    createdSince: number,
+  ): Promise<ConsoleHolder | null> {
+    const row = this.stmts.touchSession.get(now, hash, idleSince, createdSince) as
+      | { member_id: number | null }
+      | undefined;
     return row === undefined ? null : { memberId: row.member_id };
   }
 
