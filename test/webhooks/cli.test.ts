@@ -4,6 +4,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { registerWebhookCommands } from '../../src/cli/webhooks.js';
+import { storeArgs } from '../cli/cli.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load } from '../helpers.js';
 
@@ -21,10 +22,7 @@ for (const engine of enginesUnderTest()) {
     after(async () => made.cleanup());
 
     const cli = (args: string[], env: Record<string, string> = {}) => {
-      const where =
-        made.location.databaseUrl === null
-          ? ['--db', made.location.dbPath]
-          : ['--database-url', made.location.databaseUrl];
+      const where = storeArgs(made.location);
       const r = spawnSync(
         process.execPath,
         ['--import', 'tsx', MAIN, ...where, '--json', 'webhooks', ...args],
@@ -132,10 +130,7 @@ for (const engine of enginesUnderTest()) {
       await attempt(t0 + 60_000, 503, 41, 'Service\nUnavailable:   try later');
       await attempt(t0 + 120_000, 500, 12, `error ${'x'.repeat(100)}`);
 
-      const where =
-        made.location.databaseUrl === null
-          ? ['--db', made.location.dbPath]
-          : ['--database-url', made.location.databaseUrl];
+      const where = storeArgs(made.location);
       const r = spawnSync(
         process.execPath,
         ['--import', 'tsx', MAIN, ...where, 'webhooks', 'deliveries', id],
