@@ -12,6 +12,9 @@ import { storeTracer, traceIdOrUuid } from './metrics/tracing.js';
 import { observeStore } from './storage/observed-store.js';
 import { RedisRateLimiter } from './storage/redis-rate-limit.js';
 
+/** After the grace period, how long a signalled process waits for the store to close before it exits 1. */
+const SHUTDOWN_STORE_MS = 10_000;
+
 export interface RunningServer {
   app: FastifyInstance;
   /** The address the server listens on, e.g. http://127.0.0.1:3000. */
@@ -93,6 +96,15 @@ export async function startServer(config: Config, store: Store, logger: Logger):
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.once(signal, () => {
       logger.info({ signal }, 'shutting down');
+      // Closing waits on the store (the usage ledger's last write, the pool's end): a store that
+      // never answers must not keep a signalled process alive, holding its port.
+      setTimeout(() => {
+        logger.error(
+          { waitedMs: config.shutdownGraceMs + SHUTDOWN_STORE_MS },
+          'shutdown did not finish; exiting',
+        );
+        process.exit(1);
+      }, config.shutdownGraceMs + SHUTDOWN_STORE_MS).unref();
       close().then(
         () => process.exit(0),
         (err: unknown) => {

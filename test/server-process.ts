@@ -102,8 +102,15 @@ export async function startServerProcess(
       // Ended already (by an exit or a signal): no 'exit' event will come again.
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
-      const [code] = (await once(child, 'exit')) as [number | null];
-      return code;
+      // A server that does not stop (a hung shutdown) is killed, so the test fails by its own
+      // assertions instead of hanging the whole run.
+      const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      try {
+        const [code] = (await once(child, 'exit')) as [number | null];
+        return code;
+      } finally {
+        clearTimeout(kill);
+      }
     },
   };
 }

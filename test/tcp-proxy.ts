@@ -38,6 +38,14 @@ export class TcpProxy {
     if (server !== null) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
+  /** Keeps every connection open but passes nothing more either way: a server that stopped answering. */
+  freeze(): void {
+    for (const s of this.sockets) {
+      s.unpipe();
+      s.pause();
+    }
+  }
+
   async restore(): Promise<void> {
     await this.start();
   }

@@ -5,7 +5,7 @@ import { testDatabaseUrl } from '../engines.js';
 import { TcpProxy } from '../tcp-proxy.js';
 
 /**
- * Two crashes of postgres.js 3.4.9 that no caller can catch, shipped patched
+ * Faults of postgres.js 3.4.9 that no caller can work around, shipped patched
  * (patches/postgres+3.4.9.patch, applied by `prepare`, bundled in the package; docs/scaling.md).
  *
  * 1. It defers small writes to a setImmediate; when the connection had closed by
@@ -16,7 +16,10 @@ import { TcpProxy } from '../tcp-proxy.js';
  * the catalog query fails — the connection lost during start-up, a statement timeout — it is an
  * unhandled rejection, and the process ends (upstream #1192, #1205; seen here as an unhandled
  * ECONNRESET killing `leadline serve` right after a PostgreSQL cut).
- * On the unpatched driver both tests below fail.
+ * 3. A query lost with its connection stayed on it: when the database then refused the
+ * connection's next start-up (55000), that FATAL answer was taken as the lost query's, and the
+ * query waiting to be connected was never answered — requests hung for good (third test).
+ * On the unpatched driver the first three tests fail.
  */
 const url = testDatabaseUrl();
 
@@ -69,6 +72,43 @@ describe('the PostgreSQL driver, patched', {
     } finally {
       process.off('unhandledRejection', note);
       await strict.end({ timeout: 1 });
+    }
+  });
+
+  test('a connection whose query was lost with it rejects its next query when the database refuses it', async () => {
+    // The third fault, seen as a `leadline serve` whose /readyz (and then every request) hung for
+    // good while its database refused connections (test/store-refusal.test.ts, 1 run in 2): the
+    // lost query stayed on the connection, so the next start-up's FATAL answer was taken as that
+    // query's, and the query waiting for the connection was never answered.
+    const name = `ll_drv_${process.pid}_${Date.now()}`;
+    const admin = postgres(url!, { max: 1, onnotice: () => {} });
+    await proxy.restore();
+    const target = new URL(url!);
+    target.port = String(proxy.port);
+    target.pathname = `/${name}`;
+    const one = postgres(target.toString(), { max: 1, connect_timeout: 2, onnotice: () => {} });
+    try {
+      await admin.unsafe(`CREATE DATABASE ${name}`);
+      assert.deepEqual([...(await one`SELECT 1 AS one`)], [{ one: 1 }]);
+      await admin.unsafe(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+      const inFlight = one`SELECT pg_sleep(5)`;
+      await new Promise((r) => setTimeout(r, 100)); // sent
+      await proxy.cut();
+      await assert.rejects(inFlight, { code: 'CONNECTION_CLOSED' });
+      await proxy.restore();
+      const answer = await Promise.race([
+        one`SELECT 1`.then(
+          () => 'served',
+          (e: { code?: string }) => e.code ?? String(e),
+        ),
+        new Promise<string>((r) => setTimeout(() => r('no answer within 5 s'), 5000)),
+      ]);
+      assert.equal(answer, '55000', 'refused: "database is not currently accepting connections"');
+    } finally {
+      await proxy.cut(); // as the test before left it
+      await one.end({ timeout: 1 });
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await admin.end();
     }
   });
 
