@@ -10,12 +10,12 @@ import { createWriteStream, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
-import { fileSource, importRecords } from '../src/domain/import.js';
-import { createKey } from '../src/domain/keys.js';
-import { seedRecords } from '../src/domain/seed.js';
-import type { Store } from '../src/domain/store.js';
+import { seedRecords } from '../src/demo/seed.js';
+import { fileSource, importRecords } from '../src/io/import/run-import.js';
+import { createKey } from '../src/keys/create-key.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../src/store.js';
 import { BIN, freePort, load, machine, median, startPinned, stop, type Target } from './lib.js';
 
 const LEADS = Number(process.env.BENCH_LEADS ?? 200_000);

@@ -6,10 +6,10 @@
  *
  * The work, with the project's own code (imported from src/, so it is the same work):
  *   - the key: the shape check, SHA-256 and a constant-time compare against the store's hash
- *     (src/domain/api-key.ts), revoked and expired refused; then *remembered*, by the presented
+ *     (src/keys/token.ts), revoked and expired refused; then *remembered*, by the presented
  *     key, while the store says nothing changed (below), so a busy key is verified once;
  *   - getLastLead: the product's prepared query (LEAD_QUERIES / PG_LEAD_QUERIES.lastOfMember),
- *     the row mapped by toLead, the v1 body by lastLeadBody (src/domain/v1-wire.ts, as src/http/v1/routes.ts);
+ *     the row mapped by toLead, the v1 body by lastLeadBody (src/leads/v1-wire.ts, as src/http/v1/routes.ts);
  *   - the v2 search page: the product's query text for `{"filters":{"teamId":…}}` (searchQuery of
  *     src/storage/*\/…-search.ts, limit + 1 rows to know whether a next page exists), each lead by
  *     leadToV2, the sealed next-page cursor (CursorCodec with the store's `v2-cursor` secret and
@@ -35,13 +35,13 @@
  */
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
-import { displayPrefix, hashesMatch, hashKey, presentedKey } from '../src/domain/api-key.js';
-import { CursorCodec, fingerprint } from '../src/domain/cursor.js';
-import type { Lead } from '../src/domain/lead.js';
-import type { EpochRange, LeadFilter } from '../src/domain/store.js';
-import { lastLeadBody, leadToV1Json } from '../src/domain/v1-wire.js';
-import { leadToV2 } from '../src/domain/v2-wire.js';
 import { RANGE_BATCH } from '../src/http/v1/stream.js';
+import { displayPrefix, hashesMatch, hashKey, presentedKey } from '../src/keys/token.js';
+import { CursorCodec, fingerprint } from '../src/leads/cursor.js';
+import type { Lead } from '../src/leads/lead.js';
+import type { EpochRange, LeadFilter } from '../src/leads/leads.port.js';
+import { lastLeadBody, leadToV1Json } from '../src/leads/v1-wire.js';
+import { leadToV2 } from '../src/leads/v2-wire.js';
 import { PostgresKeyStore } from '../src/storage/postgres/postgres-keys.js';
 import { PostgresLeadStore } from '../src/storage/postgres/postgres-leads.js';
 import { DEFAULT_POSTGRES_OPTIONS, PostgresStore } from '../src/storage/postgres/postgres-store.js';

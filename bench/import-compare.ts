@@ -22,7 +22,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import { seedRecords } from '../src/domain/seed.js';
+import { seedRecords } from '../src/demo/seed.js';
 import { median } from './lib.js';
 import { dumpPostgres, dumpSqlite, loadPostgres, loadSqlite } from './raw-load.js';
 

@@ -9,9 +9,9 @@
  *   node --import tsx bench/import-copy-cost.ts [leads] [rounds]
  */
 import { deserialize, serialize } from 'node:v8';
-import { LineSplitter } from '../src/domain/import-lines.js';
-import { type PreparedBatch, RecordPreparer } from '../src/domain/import-prepare.js';
-import { seedRecords } from '../src/domain/seed.js';
+import { seedRecords } from '../src/demo/seed.js';
+import { LineSplitter } from '../src/import/lines.js';
+import { type PreparedBatch, RecordPreparer } from '../src/import/prepare.js';
 import { median } from './lib.js';
 
 const leads = Number(process.argv[2] ?? 100_000);

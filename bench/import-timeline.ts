@@ -13,10 +13,11 @@
  * A file for it: `BENCH_SCENARIOS=p5` writes the bench's, or any `leadline seed`-shaped NDJSON.
  */
 
-import { fileSource, importRecords } from '../src/domain/import.js';
-import type { ImportWriter, Store } from '../src/domain/store.js';
+import type { ImportWriter } from '../src/import/import.port.js';
+import { fileSource, importRecords } from '../src/io/import/run-import.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../src/store.js';
 
 const [flag, where, file] = process.argv.slice(2);
 if ((flag !== '--db' && flag !== '--database-url') || where === undefined || file === undefined) {

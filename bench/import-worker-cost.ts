@@ -1,5 +1,5 @@
 /**
- * What the import's worker thread costs (src/domain/import-feed.ts; docs/import-format.md says
+ * What the import's worker thread costs (src/io/import/feed.ts; docs/import-format.md says
  * why a small input is prepared without one): how long the compiled worker takes to say it is
  * ready, the memory it adds to the process, and the peak RSS of one import of the same file
  * prepared in a worker and in the importing thread (alternated, each in a process of its own).

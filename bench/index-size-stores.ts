@@ -6,7 +6,7 @@ import { execSync } from 'node:child_process';
 import { mkdirSync, statSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Store } from '../src/domain/store.js';
+import type { Store } from '../src/store.js';
 
 /** The tree of `rev`: its src/ and package.json, resolving packages through this tree's node_modules. */
 export function checkout(rev: string, here: string, root: string): string {

@@ -19,8 +19,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import Database from 'better-sqlite3';
-import { fold } from '../src/domain/lead-text.js';
-import type { LeadFilter, TextClause } from '../src/domain/store.js';
+import type { LeadFilter, TextClause } from '../src/leads/leads.port.js';
+import { fold } from '../src/leads/text.js';
 import { checkout, code, MB, type Sizes, sizes } from './index-size-stores.js';
 
 const { values: opt } = parseArgs({

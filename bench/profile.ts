@@ -18,7 +18,7 @@ import { readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createKey } from '../src/domain/keys.js';
+import { createKey } from '../src/keys/create-key.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
 import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
 import { frameLabel, type ProfileNode, readProfile, sampleTimes } from './cpu-profile.js';

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
-import { leadText, paddedWords } from '../src/domain/lead-text.js';
+import { leadText, paddedWords } from '../src/leads/text.js';
 
 const DIRECTORY = ['teams', 'members', 'subteams', 'subteam_members'];
 const TEXT_COLUMNS = ['first_name', 'last_name', 'full_name', 'email', 'company_name', 'job_title', 'note'];

@@ -8,7 +8,7 @@ import { tracingSettings } from '../dist/config.js';
 const problems = [];
 const tracing = tracingSettings(process.env, problems);
 if (tracing.endpoint !== null && problems.length === 0 && process.argv.includes('serve')) {
-  const { startTracing } = await import('../dist/tracing.js');
+  const { startTracing } = await import('../dist/start-tracing.js');
   startTracing(tracing.serviceName);
 }
 await import('../dist/cli/main.js');

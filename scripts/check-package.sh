@@ -95,8 +95,8 @@ unset DATABASE_URL
 summary="$("$leadline" import --json "$work/leads.ndjson")"
 grep -q '"leads":2' <<<"$summary" || fail "import summary: $summary"
 # 4 MiB or more: the records are prepared in a worker thread, from a module of its own that
-# must ship (dist/domain/import-worker.js). The same records, padded with blank lines.
-[ -f "$app/node_modules/leadline/dist/domain/import-worker.js" ] || fail "the import worker's module is not in the package"
+# must ship (dist/io/import/worker.js). The same records, padded with blank lines.
+[ -f "$app/node_modules/leadline/dist/io/import/worker.js" ] || fail "the import worker's module is not in the package"
 { cat "$work/leads.ndjson"; node -e 'process.stdout.write(`${" ".repeat(1023)}\n`.repeat(17 * 1024))'; } >"$work/big.ndjson"
 summary="$("$leadline" import --db "$work/big.db" --json "$work/big.ndjson")"
 grep -q '"leads":2' <<<"$summary" || fail "import summary (worker thread): $summary"

@@ -9,7 +9,7 @@ import { LeadRecord, MemberRecord, SubteamRecord, TeamRecord } from '../src/sche
  * record-checks` after a change to src/schemas/import-records.ts (test/unit/record-checks.test.ts
  * fails until then). An import's worker thread then starts without loading TypeBox and compiling
  * the schemas — most of its start (docs/import-format.md, "Two cores for a large import");
- * TypeBox is loaded only to put a bad record's fault in words (src/domain/import-record-fault.ts).
+ * TypeBox is loaded only to put a bad record's fault in words (src/import/record-fault.ts).
  */
 const RECORDS: [name: string, schema: TSchema][] = [
   ['checkTeam', TeamRecord],

@@ -3,11 +3,6 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { type HostLookup, systemLookup } from './delivery/destination.js';
-import { AppError } from './domain/errors.js';
-import type { RateLimiter } from './domain/rate-limit.js';
-import { rateLimiterFor } from './domain/shared-rate-limit.js';
-import type { Store } from './domain/store.js';
-import { UsageLedger } from './domain/usage.js';
 import { adminRoutes } from './http/admin.js';
 import { clientErrorHandler, throttleAuthFailures } from './http/client-limits.js';
 import { consoleRoutes } from './http/console/routes.js';
@@ -25,6 +20,11 @@ import { v1Routes } from './http/v1/routes.js';
 import { v2Routes } from './http/v2/routes.js';
 import { webhookRoutes } from './http/v2/webhook-routes.js';
 import type { Metrics } from './metrics/metrics.js';
+import type { RateLimiter } from './rate-limit/fixed-window.js';
+import { rateLimiterFor } from './rate-limit/shared-counters.js';
+import { UsageLedger } from './retirement/usage.js';
+import { AppError } from './shared/errors.js';
+import type { Store } from './store.js';
 
 export interface AppDeps {
   config: Config;

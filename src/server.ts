@@ -5,12 +5,12 @@ import type { Logger } from 'pino';
 import { type AppDeps, buildApp } from './app.js';
 import { type Config, defaultPublicUrl } from './config.js';
 import { DeliveryLoop } from './delivery/loop.js';
-import type { Store } from './domain/store.js';
 import { listenMetrics, watchRetirement } from './http/metrics.js';
 import { Metrics } from './metrics/metrics.js';
 import { storeTracer, traceIdOrUuid } from './metrics/tracing.js';
 import { observeStore } from './storage/observed-store.js';
 import { RedisRateLimiter } from './storage/redis-rate-limit.js';
+import type { Store } from './store.js';
 
 /** After the grace period, how long a signalled process waits for the store to close before it exits 1. */
 const SHUTDOWN_STORE_MS = 10_000;

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { createKey } from '../src/domain/keys.js';
-import type { V1Report } from '../src/domain/v1-report.js';
+import { createKey } from '../src/keys/create-key.js';
+import type { V1Report } from '../src/retirement/report.js';
 import { enginesUnderTest, makeEngineStore } from './engines.js';
 import { auth, load, makeApp } from './helpers.js';
 import { assertV2Problem } from './v2/client.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import type { Store } from '../src/domain/store.js';
+import type { Store } from '../src/store.js';
 import { enginesUnderTest, makeEngineStore } from './engines.js';
 import { auth, keyFor, load, makeApp } from './helpers.js';
 import { M, searchRecords, TEAM } from './v2/search-fixture.js';

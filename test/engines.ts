@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
-import type { Store } from '../src/domain/store.js';
-import type { StoreLocation } from '../src/storage/open-store.js';
+import type { StoreLocation } from '../src/open-store.js';
 import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
+import type { Store } from '../src/store.js';
 import { makeStore } from './helpers.js';
 
 export type EngineName = 'sqlite' | 'postgres';

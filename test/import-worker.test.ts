@@ -5,17 +5,12 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { describe, test } from 'node:test';
-import { importRecords } from '../src/domain/import.js';
-import { ImportError } from '../src/domain/import-error.js';
-import {
-  type ImportSource,
-  preparedBatches,
-  WORKER_FROM_BYTES,
-  workerPlan,
-} from '../src/domain/import-feed.js';
-import type { PreparedBatch, PreparedLead } from '../src/domain/import-prepare.js';
-import { hasEmail, paddedWords as padded } from '../src/domain/lead-text.js';
-import { seedRecords } from '../src/domain/seed.js';
+import { seedRecords } from '../src/demo/seed.js';
+import { ImportError } from '../src/import/import-error.js';
+import type { PreparedBatch, PreparedLead } from '../src/import/prepare.js';
+import { type ImportSource, preparedBatches, WORKER_FROM_BYTES, workerPlan } from '../src/io/import/feed.js';
+import { importRecords } from '../src/io/import/run-import.js';
+import { hasEmail, paddedWords as padded } from '../src/leads/text.js';
 import { dumpStore } from './cli/store-dump.js';
 import { makeStore } from './helpers.js';
 

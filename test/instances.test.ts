@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { createKey } from '../src/domain/keys.js';
+import { createKey } from '../src/keys/create-key.js';
 import { type EngineStore, makeEngineStore, testDatabaseUrl } from './engines.js';
 import { auth, load } from './helpers.js';
 import { type ServerProcess, startServerProcess } from './server-process.js';

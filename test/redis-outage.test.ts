@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { Redis } from 'ioredis';
-import { createKey } from '../src/domain/keys.js';
+import { createKey } from '../src/keys/create-key.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from './engines.js';
 import { auth, load } from './helpers.js';
 import { RedisServer, redisServerSkip } from './redis-server.js';

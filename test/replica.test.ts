@@ -193,7 +193,7 @@ describe('read replica', {
   test('a key revoked while the replica lags is refused at once', async () => {
     await replicaSql`SELECT pg_wal_replay_pause()`;
     try {
-      const { createKey } = await import('../src/domain/keys.js');
+      const { createKey } = await import('../src/keys/create-key.js');
       const created = await createKey(made.store, { member: 1, legacyV1: true });
       const status = () =>
         fetch(`${server.url}/api/pub/leads/getLastLead`, { headers: auth(created.key) }).then(

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { Readable } from 'node:stream';
 import { test } from 'node:test';
-import { importRecords } from '../src/domain/import.js';
-import type { ImportSource } from '../src/domain/import-feed.js';
-import { type SeedOptions, seedRecords } from '../src/domain/seed.js';
-import { timeLabel } from '../src/domain/time-label.js';
+import { type SeedOptions, seedRecords } from '../src/demo/seed.js';
+import type { ImportSource } from '../src/io/import/feed.js';
+import { importRecords } from '../src/io/import/run-import.js';
+import { timeLabel } from '../src/leads/time-label.js';
 import { makeStore } from './helpers.js';
 
 type Rec = Record<string, unknown>;

@@ -4,7 +4,7 @@
  * import, so scripts that only need a file (bench/import-worker-cost.ts) can take it alone.
  */
 import { createWriteStream } from 'node:fs';
-import { seedRecords } from '../../src/domain/seed.js';
+import { seedRecords } from '../../src/demo/seed.js';
 import { MEMBERS } from './config.js';
 
 export async function writeSeed(file: string, leads: number): Promise<void> {

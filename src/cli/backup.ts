@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { backupSqlite } from '../storage/sqlite/sqlite-backup.js';
+import { backupStoreFile } from '../open-store.js';
 import { CommandError } from './command-error.js';
 import { type GlobalOptions, isExpected, storeLocation } from './context.js';
 import { fail, makeOutput } from './output.js';
@@ -19,7 +19,7 @@ export function registerBackupCommand(program: Command): void {
           throw new CommandError('a PostgreSQL store is backed up with pg_dump (docs/self-hosting.md)');
         if (!existsSync(location.dbPath)) throw new CommandError(`no store at ${location.dbPath}`);
         if (existsSync(file)) throw new CommandError(`${file} exists: give a file that does not`);
-        const { pages } = await backupSqlite(location.dbPath, file);
+        const { pages } = await backupStoreFile(location.dbPath, file);
         makeOutput(json).result({ file, pages }, `backed up ${location.dbPath} to ${file} (${pages} pages)`);
       } catch (err) {
         fail(json, isExpected(err) ? err.message : `cannot back up: ${(err as Error).message}`);

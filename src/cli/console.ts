@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { ConsoleSignInError, createSignInLink } from '../domain/console-sign-in.js';
+import { ConsoleSignInError, createSignInLink } from '../console/sign-in.js';
 import { CommandError } from './command-error.js';
 import type { CommandContext } from './context.js';
 

@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { ImportError } from '../domain/import-error.js';
-import { KeyCommandError } from '../domain/keys.js';
-import type { Store } from '../domain/store.js';
-import { MigrationError } from '../storage/migration-error.js';
-import { openStore, StoreConfigError, type StoreLocation } from '../storage/open-store.js';
+import { ImportError } from '../import/import-error.js';
+import { KeyCommandError } from '../keys/create-key.js';
+import { openStore, StoreConfigError, type StoreLocation } from '../open-store.js';
+import type { Store } from '../store.js';
+import { MigrationError } from '../store.js';
 import { CommandError } from './command-error.js';
 import { fail, makeOutput, type Output } from './output.js';
 

@@ -1,6 +1,6 @@
-import type { Member } from '../domain/directory.js';
-import { createKey } from '../domain/keys.js';
-import type { Store } from '../domain/store.js';
+import type { Member } from '../directory/directory.js';
+import { createKey } from '../keys/create-key.js';
+import type { Store } from '../store.js';
 import type { GlobalOptions } from './context.js';
 import { seedStore } from './seed.js';
 

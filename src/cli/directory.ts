@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import type { Member } from '../domain/directory.js';
-import { KeyCommandError } from '../domain/keys.js';
-import type { Store } from '../domain/store.js';
+import type { Member } from '../directory/directory.js';
+import { KeyCommandError } from '../keys/create-key.js';
+import type { Store } from '../store.js';
 import { CommandError } from './command-error.js';
 import type { CommandContext } from './context.js';
 import { table } from './table.js';

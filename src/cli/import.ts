@@ -2,8 +2,8 @@ import { statSync } from 'node:fs';
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { loadImportConfig } from '../config.js';
-import { fileSource, importRecords } from '../domain/import.js';
-import { cannotRead } from '../domain/import-error.js';
+import { cannotRead } from '../import/import-error.js';
+import { fileSource, importRecords } from '../io/import/run-import.js';
 import { writeImportMetrics } from '../metrics/import-textfile.js';
 import type { CommandContext } from './context.js';
 

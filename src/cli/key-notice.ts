@@ -1,5 +1,5 @@
-import type { V1Times } from '../domain/retirement.js';
-import { keyMayCallV1 } from '../domain/v1-phase.js';
+import type { V1Times } from '../retirement/gates.js';
+import { keyMayCallV1 } from '../retirement/phase.js';
 
 /**
  * What `keys create` adds when the new key cannot call v1 (issue 22 §2): a key made after the

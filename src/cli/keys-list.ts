@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { keyState, lastUsedByKey } from '../domain/key-status.js';
+import { keyState, lastUsedByKey } from '../keys/key-state.js';
 import type { CommandContext } from './context.js';
 import { memberNamed } from './directory.js';
 import { table } from './table.js';

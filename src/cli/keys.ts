@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { loadV1Times, parseIsoTime } from '../config.js';
-import { createKey, KeyCommandError } from '../domain/keys.js';
+import { createKey, KeyCommandError } from '../keys/create-key.js';
 import type { CommandContext } from './context.js';
 import { memberNamed } from './directory.js';
 import { keyV1Notice } from './key-notice.js';

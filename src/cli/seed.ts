@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import cliProgress from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
-import { type ImportSummary, importRecords } from '../domain/import.js';
-import type { Store } from '../domain/store.js';
+import { type ImportSummary, importRecords } from '../io/import/run-import.js';
+import type { Store } from '../store.js';
 import type { CommandContext } from './context.js';
 
 export interface SeedRequest {
@@ -22,7 +22,7 @@ export async function seedStore(
   onLead: (generated: number) => void = () => {},
 ): Promise<ImportSummary> {
   // Loaded on demand: faker's locale data doubles the start-up time of every other command.
-  const { seedRecords } = await import('../domain/seed.js');
+  const { seedRecords } = await import('../demo/seed.js');
   const max = await store.directory.maxIds();
   const lines = seedRecords({
     ...req,

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
-import { v1Phase } from '../domain/v1-phase.js';
-import { openStore } from '../storage/open-store.js';
+import { openStore } from '../open-store.js';
+import { v1Phase } from '../retirement/phase.js';
 import { type GlobalOptions, isExpected, storeLocation } from './context.js';
 import { demoAdmin, demoBanner, returningBanner, seedDemo } from './demo.js';
 import { fail } from './output.js';

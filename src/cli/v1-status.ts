@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { loadV1Times } from '../config.js';
-import type { Brownout, V1Times } from '../domain/retirement.js';
-import { type V1Phase, v1Phase } from '../domain/v1-phase.js';
-import { v1Report } from '../domain/v1-report.js';
+import type { Brownout, V1Times } from '../retirement/gates.js';
+import { type V1Phase, v1Phase } from '../retirement/phase.js';
+import { v1Report } from '../retirement/report.js';
 import type { CommandContext } from './context.js';
 
 export function describeBrownout(b: Brownout, now: number) {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { parseIsoTime } from '../config.js';
-import { MAX_REPORT_DAYS, parseReportDays, V1_OPERATION_NAMES, v1Report } from '../domain/v1-report.js';
+import { MAX_REPORT_DAYS, parseReportDays, V1_OPERATION_NAMES, v1Report } from '../retirement/report.js';
 import { CommandError } from './command-error.js';
 import type { CommandContext } from './context.js';
 import { table } from './table.js';

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
 import { loadWebhookConfig, parseIsoTime } from '../config.js';
 import { destinationProblem } from '../delivery/destination.js';
-import { unstorableReason } from '../domain/storable-text.js';
-import { EndpointLimitReached, EVENT_TYPES } from '../domain/webhook.js';
-import { newSigningSecret, SecretSeal } from '../domain/webhook-secret.js';
-import { creatorText, endpointToWire } from '../domain/webhook-wire.js';
+import { unstorableReason } from '../shared/storable-text.js';
+import { newSigningSecret, SecretSeal } from '../webhooks/secret.js';
+import { EndpointLimitReached, EVENT_TYPES } from '../webhooks/webhook.js';
+import { creatorText, endpointToWire } from '../webhooks/wire.js';
 import { CommandError } from './command-error.js';
 import type { CommandContext } from './context.js';
 import { table } from './table.js';

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { type AddressPolicy, addressProblem, hostOf, urlProblem } from '../domain/webhook-address.js';
+import { type AddressPolicy, addressProblem, hostOf, urlProblem } from '../webhooks/address.js';
 
 /** Every address a host name resolves to (the system resolver, as a connection would use). */
 export type HostLookup = (host: string) => Promise<string[]>;

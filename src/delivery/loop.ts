@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { WebhookConfig } from '../config.js';
-import type { Store } from '../domain/store.js';
+import type { Store } from '../store.js';
 import {
   type AttemptOutcome,
   type AttemptResult,
@@ -9,8 +9,8 @@ import {
   type ClaimedDelivery,
   type FinishedAttempt,
   signingSecrets,
-} from '../domain/webhook-delivery.js';
-import { SecretSeal } from '../domain/webhook-secret.js';
+} from '../webhooks/delivery.js';
+import { SecretSeal } from '../webhooks/secret.js';
 import { Sender } from './send.js';
 
 /** Outbox events turned into deliveries per dispatch. */

@@ -3,16 +3,16 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { storableExcerpt } from '../domain/storable-text.js';
-import type { AddressPolicy } from '../domain/webhook-address.js';
-import { addressProblem, hostOf, urlProblem } from '../domain/webhook-address.js';
+import { storableExcerpt } from '../shared/storable-text.js';
+import type { AddressPolicy } from '../webhooks/address.js';
+import { addressProblem, hostOf, urlProblem } from '../webhooks/address.js';
 import {
   ATTEMPT_TIMEOUT_MS,
   type AttemptResult,
   type ClaimedDelivery,
   READ_ANSWER_BYTES,
   RECORDED_ANSWER_BYTES,
-} from '../domain/webhook-delivery.js';
+} from '../webhooks/delivery.js';
 
 /**
  * One attempt of one delivery over HTTP (issue 13 §2, §6): the body signed per Standard Webhooks

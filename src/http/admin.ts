@@ -1,16 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { requireTeamAdmin } from '../domain/access.js';
-import { invalidParams } from '../domain/errors.js';
-import type { RateLimiter } from '../domain/rate-limit.js';
-import type { Store } from '../domain/store.js';
+import { requireTeamAdmin } from '../directory/access.js';
+import type { RateLimiter } from '../rate-limit/fixed-window.js';
 import {
   MAX_REPORT_DAYS,
   parseReportDays,
   v1CallsByDay,
   v1Report,
   windowStart,
-} from '../domain/v1-report.js';
+} from '../retirement/report.js';
+import { invalidParams } from '../shared/errors.js';
+import type { Store } from '../store.js';
 import { authenticate } from './auth.js';
 import { countAgainstQuota } from './caller.js';
 

@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
-import { displayPrefix, hashesMatch, hashKey, presentedKey } from '../domain/api-key.js';
-import type { Caller } from '../domain/directory.js';
-import { AppError } from '../domain/errors.js';
-import type { KeyStore } from '../domain/store.js';
+import type { Caller } from '../directory/directory.js';
+import type { KeyStore } from '../keys/keys.port.js';
+import { displayPrefix, hashesMatch, hashKey, presentedKey } from '../keys/token.js';
+import { AppError } from '../shared/errors.js';
 import { KEY_IN_URL, keyInQuery } from './key-in-url.js';
 
 declare module 'fastify' {

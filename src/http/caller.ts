@@ -1,7 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import type { Caller } from '../domain/directory.js';
-import { AppError } from '../domain/errors.js';
-import type { RateLimiter } from '../domain/rate-limit.js';
+import type { Caller } from '../directory/directory.js';
+import type { RateLimiter } from '../rate-limit/fixed-window.js';
+import { AppError } from '../shared/errors.js';
 import { rateLimitHeaders } from './rate-limit.js';
 
 /**

@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
-import { AuthFailureThrottle } from '../domain/auth-throttle.js';
-import { AppError, type ErrorCode } from '../domain/errors.js';
+import { AuthFailureThrottle } from '../keys/auth-throttle.js';
+import { AppError, type ErrorCode } from '../shared/errors.js';
 import { keyHashOf } from './auth.js';
 import { PROBLEMS, problemType } from './problem.js';
 

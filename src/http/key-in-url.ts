@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { KEY_PREFIX } from '../domain/api-key.js';
-import { AppError } from '../domain/errors.js';
+import { KEY_PREFIX } from '../keys/token.js';
+import { AppError } from '../shared/errors.js';
 
 /** The answer to a key sent in a URL, path or query: it has been written to logs on the way (R18). */
 export const KEY_IN_URL =

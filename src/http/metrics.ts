@@ -3,11 +3,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { AppError, type ErrorCode } from '../domain/errors.js';
-import type { Store } from '../domain/store.js';
-import { KEY_STATUSES, V1_OPERATION_NAMES, v1Report } from '../domain/v1-report.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { CounterChild, HistogramChild } from '../metrics/series.js';
+import { KEY_STATUSES, V1_OPERATION_NAMES, v1Report } from '../retirement/report.js';
+import { AppError, type ErrorCode } from '../shared/errors.js';
+import type { Store } from '../store.js';
 import { V1_PREFIX } from './v1/deprecation.js';
 
 /** How a v1 call ended, as `leadline_v1_calls_total` counts it. */

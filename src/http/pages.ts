@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
-import type { ErrorCode } from '../domain/errors.js';
+import type { ErrorCode } from '../shared/errors.js';
 import { escapeHtml, pageShell, renderDocPage } from './doc-page.js';
 import { openApiDocument } from './openapi.js';
 import { pageAssets } from './page-assets.js';

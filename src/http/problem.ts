@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AppError, type ErrorCode } from '../domain/errors.js';
+import { AppError, type ErrorCode } from '../shared/errors.js';
 
 declare module 'fastify' {
   interface FastifyReply {

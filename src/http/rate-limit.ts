@@ -1,4 +1,4 @@
-import type { RateLimitState } from '../domain/rate-limit.js';
+import type { RateLimitState } from '../rate-limit/fixed-window.js';
 
 /**
  * The IETF RateLimit fields (draft-ietf-httpapi-ratelimit-headers):

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Api, UsageLedger } from '../domain/usage.js';
+import type { Api, UsageLedger } from '../retirement/usage.js';
 
 /** What a request is counted as in the usage ledger, once its key is known. */
 export interface UsageMark {

@@ -1,7 +1,7 @@
 import type { Static, TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
-import { invalidParams } from '../domain/errors.js';
 import { describeErrors, type SchemaError } from '../schemas/schema-errors.js';
+import { invalidParams } from '../shared/errors.js';
 
 /**
  * A compiled check for a request schema. A failing value is a 400 whose `invalid_params` name

@@ -3,7 +3,7 @@ import { type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opente
 
 /**
  * What the service's own code does for tracing (docs/operations.md#tracing): the SDK itself is
- * started by src/tracing.ts before anything else loads, only when OTEL_EXPORTER_OTLP_ENDPOINT is
+ * started by src/start-tracing.ts before anything else loads, only when OTEL_EXPORTER_OTLP_ENDPOINT is
  * set. Without it these calls reach OpenTelemetry's no-op API and are never made (server.ts).
  */
 

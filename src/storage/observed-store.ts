@@ -1,9 +1,9 @@
 import type { Span, Tracer } from '@opentelemetry/api';
-import type { SharedCounters } from '../domain/shared-rate-limit.js';
-import type { Store } from '../domain/store.js';
 import type { Metrics } from '../metrics/metrics.js';
 import type { CounterChild, HistogramChild } from '../metrics/series.js';
 import { endStoreSpan, startStoreSpan } from '../metrics/tracing.js';
+import type { SharedCounters } from '../rate-limit/shared-counters.js';
+import type { Store } from '../store.js';
 import { PostgresStore } from './postgres/postgres-store.js';
 
 /**

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { MemoryRateLimiter, type RateLimiter, type RateLimitState } from '../domain/rate-limit.js';
-import { type CounterTotal, SharedRateLimiter } from '../domain/shared-rate-limit.js';
+import { MemoryRateLimiter, type RateLimiter, type RateLimitState } from '../rate-limit/fixed-window.js';
+import { type CounterTotal, SharedRateLimiter } from '../rate-limit/shared-counters.js';
 
 export type RedisState = 'up' | 'down';
 

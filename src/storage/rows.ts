@@ -1,6 +1,6 @@
-import type { Lead, LeadKind, LeadSource } from '../domain/lead.js';
-import type { ApiKey } from '../domain/store.js';
-import type { Api, UsageRow } from '../domain/usage.js';
+import type { ApiKey } from '../keys/keys.port.js';
+import type { Lead, LeadKind, LeadSource } from '../leads/lead.js';
+import type { Api, UsageRow } from '../retirement/usage.js';
 
 /**
  * Row shapes both engines read, and their one mapping to domain objects: rows stop here.

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import type { StoreLocation } from '../../src/storage/open-store.js';
+import type { StoreLocation } from '../../src/open-store.js';
 import { BIN } from '../server-process.js';
 
 export interface CliResult {

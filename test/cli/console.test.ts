@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Store } from '../../src/domain/store.js';
+import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load, makeApp } from '../helpers.js';
 import { describeRun, jsonOf, leadline, storeArgs } from './cli.js';

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
-import { WORKER_FROM_BYTES } from '../../src/domain/import-feed.js';
+import { WORKER_FROM_BYTES } from '../../src/io/import/feed.js';
 import { type EngineName, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { describeRun, jsonOf, leadline, storeArgs, succeeded } from './cli.js';
 import { dumpLocation, type StoreDump } from './store-dump.js';

@@ -4,7 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createKey } from '../../src/domain/keys.js';
+import { createKey } from '../../src/keys/create-key.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { BIN, startServerProcess, stopAll } from '../server-process.js';
 import { leadline, storeArgs, succeeded } from './cli.js';

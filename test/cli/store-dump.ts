@@ -1,6 +1,6 @@
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
-import type { StoreLocation } from '../../src/storage/open-store.js';
+import type { StoreLocation } from '../../src/open-store.js';
 
 export type StoreDump = Record<string, unknown[]>;
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { createSignInLink } from '../../src/domain/console-sign-in.js';
-import type { Store } from '../../src/domain/store.js';
+import { createSignInLink } from '../../src/console/sign-in.js';
+import type { Store } from '../../src/store.js';
 
 /** A signed-in console session for app.inject(): its cookie and CSRF token. */
 export interface Signed {

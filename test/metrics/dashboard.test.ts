@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { KEY_STATUSES } from '../../src/domain/v1-report.js';
+import { KEY_STATUSES } from '../../src/retirement/report.js';
 import { dashboardQueries } from './dashboard.js';
 import { PROMTOOL, prometheusPackageSkip } from './prometheus-package.js';
 

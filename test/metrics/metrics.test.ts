@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
-import { createKey } from '../../src/domain/keys.js';
+import { createKey } from '../../src/keys/create-key.js';
 import { LATENCY_BUCKETS } from '../../src/metrics/metrics.js';
 import { enginesUnderTest } from '../engines.js';
 import { auth, makeApp, testConfig } from '../helpers.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
-import type { Store } from '../../src/domain/store.js';
 import { Metrics } from '../../src/metrics/metrics.js';
 import { observeStore } from '../../src/storage/observed-store.js';
+import type { Store } from '../../src/store.js';
 import { testConfig } from '../helpers.js';
 
 export const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { createKey } from '../../src/domain/keys.js';
-import type { Store } from '../../src/domain/store.js';
-import type { UsageRow } from '../../src/domain/usage.js';
-import { KEY_STATUSES, v1Report } from '../../src/domain/v1-report.js';
 import { watchRetirement } from '../../src/http/metrics.js';
+import { createKey } from '../../src/keys/create-key.js';
+import { KEY_STATUSES, v1Report } from '../../src/retirement/report.js';
+import type { UsageRow } from '../../src/retirement/usage.js';
+import type { Store } from '../../src/store.js';
 import { enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load, testConfig } from '../helpers.js';
 import { M, searchRecords } from '../v2/search-fixture.js';

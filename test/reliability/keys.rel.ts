@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
-import { createKey } from '../../src/domain/keys.js';
+import { createKey } from '../../src/keys/create-key.js';
 import { storeArgs } from '../cli/cli.js';
 import { dumpLocation } from '../cli/store-dump.js';
 import { enginesUnderTest } from '../engines.js';

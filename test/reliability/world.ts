@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
-import type { Store } from '../../src/domain/store.js';
-import type { StoreLocation } from '../../src/storage/open-store.js';
+import type { StoreLocation } from '../../src/open-store.js';
+import type { Store } from '../../src/store.js';
 import { type EngineName, makeEngineStore } from '../engines.js';
 import { keyFor, load, makeApp } from '../helpers.js';
 import {

@@ -9,8 +9,8 @@ import {
   SESSION_IDLE_MS,
   SIGN_IN_LINK_MS,
   tokenHash,
-} from '../../src/domain/console-sign-in.js';
-import type { Store } from '../../src/domain/store.js';
+} from '../../src/console/sign-in.js';
+import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load } from '../helpers.js';
 

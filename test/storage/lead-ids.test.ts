@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Lead } from '../../src/domain/lead.js';
-import { searchable } from '../../src/domain/lead-text.js';
-import type { NewLead, Store } from '../../src/domain/store.js';
+import type { Lead } from '../../src/leads/lead.js';
+import type { NewLead } from '../../src/leads/leads.port.js';
+import { searchable } from '../../src/leads/text.js';
 import { leadIds, randomLeadId } from '../../src/storage/lead-id.js';
+import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load } from '../helpers.js';
 

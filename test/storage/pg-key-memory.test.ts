@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import postgres, { type Sql } from 'postgres';
-import { displayPrefix } from '../../src/domain/api-key.js';
-import { createKey } from '../../src/domain/keys.js';
-import type { Store } from '../../src/domain/store.js';
+import { createKey } from '../../src/keys/create-key.js';
+import { displayPrefix } from '../../src/keys/token.js';
 import { KEY_MEMORY_MS, PostgresKeyStore } from '../../src/storage/postgres/postgres-keys.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
+import type { Store } from '../../src/store.js';
 import { makeEngineStore, testDatabaseUrl } from '../engines.js';
 import { eventually, load } from '../helpers.js';
 

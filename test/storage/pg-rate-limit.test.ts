@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import postgres, { type Sql } from 'postgres';
-import { SharedRateLimiter } from '../../src/domain/shared-rate-limit.js';
+import { SharedRateLimiter } from '../../src/rate-limit/shared-counters.js';
 import { PostgresRateCounters } from '../../src/storage/postgres/postgres-rate-limit.js';
 import { makeEngineStore, testDatabaseUrl } from '../engines.js';
 

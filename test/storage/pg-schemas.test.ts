@@ -2,11 +2,12 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
-import { fold } from '../../src/domain/lead-text.js';
-import type { LeadFilter, Store } from '../../src/domain/store.js';
+import type { LeadFilter } from '../../src/leads/leads.port.js';
+import { fold } from '../../src/leads/text.js';
 import { migrate } from '../../src/storage/postgres/migrations.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { trigramSchema } from '../../src/storage/postgres/trigram.js';
+import type { Store } from '../../src/store.js';
 import { type EngineStore, makeEngineStore, schemaUrl, testDatabaseUrl } from '../engines.js';
 import { load } from '../helpers.js';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { displayPrefix } from '../../src/domain/api-key.js';
-import { createKey } from '../../src/domain/keys.js';
-import type { Store } from '../../src/domain/store.js';
+import { createKey } from '../../src/keys/create-key.js';
+import { displayPrefix } from '../../src/keys/token.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store.js';
 import { load, makeStore } from '../helpers.js';
 
 /** The SQLite key look-up is remembered between requests; no write may go unseen because of it. */

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { MigrationError } from '../../src/storage/migration-error.js';
 import { LATEST_VERSION, migrate } from '../../src/storage/sqlite/migrations.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { MigrationError } from '../../src/store.js';
 import { makeStore } from '../helpers.js';
 
 /** Issue 2 §2: versioned migrations that fail loudly. */

@@ -1,10 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { hashKey } from '../../src/domain/api-key.js';
-import type { Lead } from '../../src/domain/lead.js';
-import { searchable } from '../../src/domain/lead-text.js';
-import type { EpochRange, RangeScope, Store } from '../../src/domain/store.js';
+import { hashKey } from '../../src/keys/token.js';
+import type { Lead } from '../../src/leads/lead.js';
+import type { EpochRange, RangeScope } from '../../src/leads/leads.port.js';
+import { searchable } from '../../src/leads/text.js';
 import { SUBTEAM_WINDOW } from '../../src/storage/rows.js';
+import type { Store } from '../../src/store.js';
 import { enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load } from '../helpers.js';
 

@@ -1,17 +1,17 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Lead } from '../../src/domain/lead.js';
-import { fold, searchable, type TextField } from '../../src/domain/lead-text.js';
+import type { Lead } from '../../src/leads/lead.js';
 import type {
   IdempotencyClaim,
   LeadFilter,
   LeadScope,
   NewLead,
   SearchPosition,
-  Store,
   TextClause,
-} from '../../src/domain/store.js';
-import { openStore } from '../../src/storage/open-store.js';
+} from '../../src/leads/leads.port.js';
+import { fold, searchable, type TextField } from '../../src/leads/text.js';
+import { openStore } from '../../src/open-store.js';
+import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { eventually, load } from '../helpers.js';
 

@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
-import { leadText, searchable } from '../../src/domain/lead-text.js';
-import type { NewLead, Store } from '../../src/domain/store.js';
+import type { NewLead } from '../../src/leads/leads.port.js';
+import { leadText, searchable } from '../../src/leads/text.js';
 import { migrate as migratePg } from '../../src/storage/postgres/migrations.js';
 import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
 import { migrate as migrateSqlite } from '../../src/storage/sqlite/migrations.js';
@@ -18,6 +18,7 @@ import {
   leadValues,
 } from '../../src/storage/sqlite/sqlite-lead-writes.js';
 import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import type { Store } from '../../src/store.js';
 import { enginesUnderTest, schemaUrl, testDatabaseUrl } from '../engines.js';
 import { load } from '../helpers.js';
 

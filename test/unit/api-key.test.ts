@@ -7,7 +7,7 @@ import {
   hashesMatch,
   hashKey,
   isWellFormedKey,
-} from '../../src/domain/api-key.js';
+} from '../../src/keys/token.js';
 
 describe('API keys (issue 2 §5)', () => {
   test('identifiable prefix, fixed length, base62, well formed', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { AuthFailureThrottle } from '../../src/domain/auth-throttle.js';
+import { AuthFailureThrottle } from '../../src/keys/auth-throttle.js';
 
 describe('auth failure throttle: keys that authenticated', () => {
   it('a key seen again within a second keeps its place; the oldest still goes when the set is full', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { CursorCodec, fingerprint } from '../../src/domain/cursor.js';
-import { AppError } from '../../src/domain/errors.js';
+import { CursorCodec, fingerprint } from '../../src/leads/cursor.js';
+import { AppError } from '../../src/shared/errors.js';
 import { cursorBytes, signedCursor } from '../v2/legacy-cursor.js';
 
 const refusedCursor = (fn: () => unknown) =>

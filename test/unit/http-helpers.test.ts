@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MemoryRateLimiter } from '../../src/domain/rate-limit.js';
 import { etagOf, noneMatch } from '../../src/http/etag.js';
 import { isStoreUnavailable } from '../../src/http/problem.js';
 import { rateLimitHeaders } from '../../src/http/rate-limit.js';
+import { MemoryRateLimiter } from '../../src/rate-limit/fixed-window.js';
 
 describe('ETag (C4)', () => {
   const tag = etagOf('[{"id":"1"}]');

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { captureTimeTooLate, formatInstant, parseInstant } from '../../src/domain/instant.js';
 import { ISO_WITH_OFFSET } from '../../src/schemas/v2.js';
+import { captureTimeTooLate, formatInstant, parseInstant } from '../../src/shared/instant.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const LAST_FOUR_DIGIT_YEAR_MS = 253_402_300_799_999;

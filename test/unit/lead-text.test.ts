@@ -9,7 +9,7 @@ import {
   splitName,
   trigrams,
   wordSimilarity,
-} from '../../src/domain/lead-text.js';
+} from '../../src/leads/text.js';
 
 describe('lead text', () => {
   it('folds case, accents and compatibility forms', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { AppError } from '../../src/domain/errors.js';
 import { MAX_EPOCH, parseRange, parseSubteamId } from '../../src/http/v1/params.js';
+import { AppError } from '../../src/shared/errors.js';
 
 function reasons(fn: () => unknown): Record<string, string> {
   try {

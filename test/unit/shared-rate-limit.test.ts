@@ -4,7 +4,7 @@ import {
   type CounterTotal,
   type SharedCounters,
   SharedRateLimiter,
-} from '../../src/domain/shared-rate-limit.js';
+} from '../../src/rate-limit/shared-counters.js';
 
 /**
  * The sharing logic on its own, over counters held in a Map that can be made to fail (the real

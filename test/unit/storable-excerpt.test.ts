@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { storableExcerpt, unstorableReason } from '../../src/domain/storable-text.js';
+import { storableExcerpt, unstorableReason } from '../../src/shared/storable-text.js';
 
 /**
  * Issue 36 §2: a receiver's answer is kept as storable text cut by bytes — before, a cut by

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { canonicalTimeZone, timeLabel } from '../../src/domain/time-label.js';
+import { canonicalTimeZone, timeLabel } from '../../src/leads/time-label.js';
 
 describe('time label (C1)', () => {
   test('YYYY-MM-DD HH:mm:ss in the team time zone, daylight saving included', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { UsageLedger, type UsageRow } from '../../src/domain/usage.js';
 import { BrownoutSchedule } from '../../src/http/v1/brownout-schedule.js';
+import { UsageLedger, type UsageRow } from '../../src/retirement/usage.js';
 
 const DAY1 = Date.parse('2026-11-20T10:00:00Z');
 const DAY2 = Date.parse('2026-11-21T10:00:00Z');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { uuid7 } from '../../src/domain/uuid7.js';
+import { uuid7 } from '../../src/shared/uuid7.js';
 
 test('uuid7: RFC 9562 version 7, variant 10, time-ordered, unique', () => {
   const a = uuid7(1_767_225_600_000);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { UsageRow } from '../../src/domain/usage.js';
-import { drainShare, retirementTimeline, stillOnV1, v1CallsByOperation } from '../../src/domain/v1-drain.js';
-import type { V1Report } from '../../src/domain/v1-report.js';
+import { drainShare, retirementTimeline, stillOnV1, v1CallsByOperation } from '../../src/retirement/drain.js';
+import type { V1Report } from '../../src/retirement/report.js';
+import type { UsageRow } from '../../src/retirement/usage.js';
 
 const NOW = Date.parse('2026-11-25T12:00:00Z');
 const row = (keyId: number, api: 'v1' | 'v2', operation: string, day: string, count: number): UsageRow => ({

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { ApiKey } from '../../src/domain/store.js';
-import type { UsageRow } from '../../src/domain/usage.js';
-import { v1CallsByDay, v1Report } from '../../src/domain/v1-report.js';
+import type { ApiKey } from '../../src/keys/keys.port.js';
+import { v1CallsByDay, v1Report } from '../../src/retirement/report.js';
+import type { UsageRow } from '../../src/retirement/usage.js';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const key = (id: number, memberId: number): ApiKey => ({

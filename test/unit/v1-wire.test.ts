@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Lead } from '../../src/domain/lead.js';
-import { lastLeadBody, leadToV1Json } from '../../src/domain/v1-wire.js';
+import type { Lead } from '../../src/leads/lead.js';
+import { lastLeadBody, leadToV1Json } from '../../src/leads/v1-wire.js';
 
 const lead: Lead = {
   seq: 1,

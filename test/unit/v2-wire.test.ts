@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Compile } from 'typebox/compile';
-import type { Lead } from '../../src/domain/lead.js';
-import { leadToV1Json } from '../../src/domain/v1-wire.js';
-import { leadToV2 } from '../../src/domain/v2-wire.js';
+import type { Lead } from '../../src/leads/lead.js';
+import { leadToV1Json } from '../../src/leads/v1-wire.js';
+import { leadToV2 } from '../../src/leads/v2-wire.js';
 import { V2Lead } from '../../src/schemas/v2.js';
 
 const checkV2 = Compile(V2Lead);

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { noAnswerWords } from '../../src/delivery/send.js';
-import { addressProblem, isPublicAddress, urlProblem } from '../../src/domain/webhook-address.js';
+import { addressProblem, isPublicAddress, urlProblem } from '../../src/webhooks/address.js';
 
 /**
  * Where webhooks may go (issue 13 §6, issue 36): IPv6 is public only inside global unicast

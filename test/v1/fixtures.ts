@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import type { Store } from '../../src/domain/store.js';
+import type { Store } from '../../src/store.js';
 import { type EngineName, makeEngineStore } from '../engines.js';
 import { keyFor, load } from '../helpers.js';
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { CursorCodec } from '../../src/domain/cursor.js';
+import { CursorCodec } from '../../src/leads/cursor.js';
 import type { V2Lead } from '../../src/schemas/v2.js';
 import { enginesUnderTest } from '../engines.js';
 import { eventually, load } from '../helpers.js';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
-import { CursorCodec, type CursorPayload } from '../../src/domain/cursor.js';
-import type { Store } from '../../src/domain/store.js';
+import { CursorCodec, type CursorPayload } from '../../src/leads/cursor.js';
+import type { Store } from '../../src/store.js';
 
 /**
  * A cursor in format 1, as the code before issue 21 wrote it (CursorCodec.encode at 98269ab,

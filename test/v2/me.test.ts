@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createKey } from '../../src/domain/keys.js';
+import { createKey } from '../../src/keys/create-key.js';
 import { enginesUnderTest } from '../engines.js';
 import { auth, makeApp } from '../helpers.js';
 import { assertV2Ok, assertV2Problem, post, V2 } from './client.js';

@@ -29,7 +29,7 @@ import { assertLeads, call, type OpName, V1 } from '../v1/http-assert.js';
  * the same leads in the same order as the v1 operation, on the same data, for many callers and
  * ranges; and every v1 member of each lead is recovered from the v2 lead through the table of
  * docs/v2.md. The inverse mapping below is written from that table, not from the service's
- * mapper (src/domain/v2-wire.ts), so it is an oracle for it.
+ * mapper (src/leads/v2-wire.ts), so it is an oracle for it.
  */
 
 const DOCS = new URL('../../docs/', import.meta.url);

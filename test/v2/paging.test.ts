@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { CursorCodec } from '../../src/domain/cursor.js';
-import type { Store } from '../../src/domain/store.js';
+import { CursorCodec } from '../../src/leads/cursor.js';
+import type { Store } from '../../src/store.js';
 import { enginesUnderTest, makeEngineStore } from '../engines.js';
 import { keyFor, load, makeApp } from '../helpers.js';
 import { assertInvalidParams } from '../v1/http-assert.js';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
-import { createKey } from '../../src/domain/keys.js';
+import { createKey } from '../../src/keys/create-key.js';
 import { enginesUnderTest } from '../engines.js';
 import { auth, makeApp } from '../helpers.js';
 import { assertRateLimitFields } from '../v1/http-assert.js';

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import type { HostLookup } from '../../src/delivery/destination.js';
-import type { Store } from '../../src/domain/store.js';
-import { SecretSeal } from '../../src/domain/webhook-secret.js';
+import type { Store } from '../../src/store.js';
+import { SecretSeal } from '../../src/webhooks/secret.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { auth, keyFor, load, testConfig } from '../helpers.js';
 

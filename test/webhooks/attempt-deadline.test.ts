@@ -4,8 +4,8 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, describe, it } from 'node:test';
 import { Sender } from '../../src/delivery/send.js';
-import { unstorableReason } from '../../src/domain/storable-text.js';
-import { RECORDED_ANSWER_BYTES } from '../../src/domain/webhook-delivery.js';
+import { unstorableReason } from '../../src/shared/storable-text.js';
+import { RECORDED_ANSWER_BYTES } from '../../src/webhooks/delivery.js';
 import { type HostileKind, HostileReceiver, within } from './hostile.js';
 
 /**

@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app.js';
 import { loadWebhookConfig } from '../../src/config.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
 import { Sender } from '../../src/delivery/send.js';
-import type { Store } from '../../src/domain/store.js';
+import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { auth, eventually, keyFor, load, testConfig } from '../helpers.js';
 import { Receiver } from './receiver.js';

@@ -5,14 +5,14 @@ import { buildApp } from '../../src/app.js';
 import { loadWebhookConfig } from '../../src/config.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
 import { Sender } from '../../src/delivery/send.js';
-import type { Store } from '../../src/domain/store.js';
-import type { Endpoint } from '../../src/domain/webhook.js';
+import type { Store } from '../../src/store.js';
 import {
   type AttemptResult,
   CLAIM_LEASE_MS,
   type ClaimedDelivery,
   MAX_ATTEMPTS,
-} from '../../src/domain/webhook-delivery.js';
+} from '../../src/webhooks/delivery.js';
+import type { Endpoint } from '../../src/webhooks/webhook.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { auth, eventually, keyFor, load, testConfig } from '../helpers.js';
 import { HostileReceiver } from './hostile.js';

@@ -1,5 +1,5 @@
-import { fileSource, importRecords } from '../../src/domain/import.js';
-import { openStore } from '../../src/storage/open-store.js';
+import { fileSource, importRecords } from '../../src/io/import/run-import.js';
+import { openStore } from '../../src/open-store.js';
 
 /**
  * `node --import tsx import-child.ts <db path> <database url or ''> <file>`: imports the file

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { fileSource, importRecords } from '../../src/domain/import.js';
+import { fileSource, importRecords } from '../../src/io/import/run-import.js';
 import { enginesUnderTest, makeEngineStore } from '../engines.js';
 import { load } from '../helpers.js';
 

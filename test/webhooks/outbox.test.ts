@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import type { Store } from '../../src/domain/store.js';
-import { leadCreatedEnvelope, type WebhookEvent } from '../../src/domain/webhook.js';
 import type { V2Lead } from '../../src/schemas/v2.js';
+import type { Store } from '../../src/store.js';
+import { leadCreatedEnvelope, type WebhookEvent } from '../../src/webhooks/webhook.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
 import { keyFor, load, makeApp } from '../helpers.js';
 import { assertV2Ok, get, post, V2 } from '../v2/client.js';

@@ -1,7 +1,7 @@
 import pino from 'pino';
 import { loadConfig } from '../../src/config.js';
+import { openStore } from '../../src/open-store.js';
 import { startServer } from '../../src/server.js';
-import { openStore } from '../../src/storage/open-store.js';
 
 /**
  * `node --import tsx serve-child.ts <db path> <database url or ''>`: `leadline serve` as its own

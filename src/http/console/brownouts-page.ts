@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { Brownout } from '../../domain/retirement.js';
+import type { Brownout } from '../../retirement/gates.js';
 import {
   type ConsoleDeps,
   type ConsoleSession,

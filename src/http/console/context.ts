@@ -1,8 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
-import { type ConsoleSubject, resumeSession } from '../../domain/console-sign-in.js';
-import type { Store } from '../../domain/store.js';
+import { type ConsoleSubject, resumeSession } from '../../console/sign-in.js';
+import type { Store } from '../../store.js';
 import { Html, html } from './html.js';
 
 /** What every console page needs: the configuration, the store and the clock. */

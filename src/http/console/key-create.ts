@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { parseIsoTime } from '../../config.js';
-import { createKey, KeyCommandError } from '../../domain/keys.js';
+import { createKey, KeyCommandError } from '../../keys/create-key.js';
 import {
   type ConsoleDeps,
   ConsolePageError,

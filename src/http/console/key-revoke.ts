@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { ApiKey } from '../../domain/store.js';
+import type { ApiKey } from '../../keys/keys.port.js';
 import {
   type ConsoleDeps,
   type ConsoleSession,

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { keyState, lastUsedByKey } from '../../domain/key-status.js';
-import type { ApiKey } from '../../domain/store.js';
-import { v1Report, windowStart } from '../../domain/v1-report.js';
+import { keyState, lastUsedByKey } from '../../keys/key-state.js';
+import type { ApiKey } from '../../keys/keys.port.js';
+import { v1Report, windowStart } from '../../retirement/report.js';
 import { type ConsoleDeps, type ConsoleSession, noStore, requireSession, teamInView } from './context.js';
 import { type Html, html, when } from './html.js';
 import { page, teamPicker, teamQuery } from './layout.js';

@@ -1,4 +1,4 @@
-import type { Team } from '../../domain/directory.js';
+import type { Team } from '../../directory/directory.js';
 import type { ConsoleSession } from './context.js';
 import { type Html, html } from './html.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance } from 'fastify';
-import { unstorableReason } from '../../domain/storable-text.js';
+import { unstorableReason } from '../../shared/storable-text.js';
 import { pageHeaders } from '../page-headers.js';
 import { consoleAssets } from './assets.js';
 import { brownoutSchedule } from './brownout-schedule.js';

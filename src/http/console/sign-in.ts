@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { closeSession, openSession } from '../../domain/console-sign-in.js';
+import { closeSession, openSession } from '../../console/sign-in.js';
 import {
   type ConsoleDeps,
   ConsolePageError,

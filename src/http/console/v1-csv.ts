@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { V1_OPERATION_NAMES } from '../../domain/v1-report.js';
+import { V1_OPERATION_NAMES } from '../../retirement/report.js';
 import { type ConsoleDeps, requireSession, teamInView } from './context.js';
 import { daysParam, v1View } from './v1-data.js';
 

@@ -1,6 +1,6 @@
-import type { Brownout } from '../../domain/retirement.js';
-import { type CallsByOperation, v1CallsByOperation } from '../../domain/v1-drain.js';
-import { parseReportDays, type V1Report, v1Report, windowStart } from '../../domain/v1-report.js';
+import { type CallsByOperation, v1CallsByOperation } from '../../retirement/drain.js';
+import type { Brownout } from '../../retirement/gates.js';
+import { parseReportDays, type V1Report, v1Report, windowStart } from '../../retirement/report.js';
 import { type ConsoleDeps, ConsolePageError } from './context.js';
 import { keysInView } from './keys-page.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { drainShare, retirementTimeline, stillOnV1 } from '../../domain/v1-drain.js';
+import { drainShare, retirementTimeline, stillOnV1 } from '../../retirement/drain.js';
 import { type ConsoleDeps, noStore, requireSession, teamInView } from './context.js';
 import { Html, html, when } from './html.js';
 import { page, teamPicker, teamQuery } from './layout.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import type { Endpoint } from '../../domain/webhook.js';
-import type { AttemptResult, DeliveryRecord } from '../../domain/webhook-delivery.js';
+import type { AttemptResult, DeliveryRecord } from '../../webhooks/delivery.js';
+import type { Endpoint } from '../../webhooks/webhook.js';
 import {
   type ConsoleDeps,
   ConsolePageError,

@@ -1,5 +1,5 @@
-import type { Endpoint, EndpointOwner } from '../../domain/webhook.js';
-import type { DeliveryRecord } from '../../domain/webhook-delivery.js';
+import type { DeliveryRecord } from '../../webhooks/delivery.js';
+import type { Endpoint, EndpointOwner } from '../../webhooks/webhook.js';
 import { type ConsoleDeps, type ConsoleSession, notFound } from './context.js';
 
 /** The deliveries an endpoint's page lists unless `?limit=` says otherwise, and at most. */

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import type { Endpoint } from '../../domain/webhook.js';
-import type { DeliveryRecord, DeliveryState } from '../../domain/webhook-delivery.js';
-import { creatorText } from '../../domain/webhook-wire.js';
+import type { DeliveryRecord, DeliveryState } from '../../webhooks/delivery.js';
+import type { Endpoint } from '../../webhooks/webhook.js';
+import { creatorText } from '../../webhooks/wire.js';
 import { type ConsoleDeps, noStore, requireSession, teamInView } from './context.js';
 import { type Html, html, when } from './html.js';
 import { page, teamPicker, teamQuery } from './layout.js';

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../domain/errors.js';
+import type { ErrorCode } from '../../shared/errors.js';
 import { PROBLEMS } from '../problem.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { ErrorCode } from '../../domain/errors.js';
+import type { ErrorCode } from '../../shared/errors.js';
 import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS, ref } from './build.js';
 
 /**

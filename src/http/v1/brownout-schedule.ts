@@ -1,4 +1,4 @@
-import type { Brownout } from '../../domain/retirement.js';
+import type { Brownout } from '../../retirement/gates.js';
 
 /**
  * The brownout windows as this instance knows them: read from the store at most every

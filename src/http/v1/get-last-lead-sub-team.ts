@@ -1,4 +1,4 @@
-import { AppError } from '../../domain/errors.js';
+import { AppError } from '../../shared/errors.js';
 import type { V1Operation } from './operation.js';
 import { parseSubteamId } from './params.js';
 

@@ -1,4 +1,4 @@
-import { requireTeamAdmin } from '../../domain/access.js';
+import { requireTeamAdmin } from '../../directory/access.js';
 import type { V1Operation } from './operation.js';
 
 /** Operation 2: the most recent lead of anyone on the caller's team. Team admins only. */

@@ -1,4 +1,4 @@
-import { requireTeamAdmin } from '../../domain/access.js';
+import { requireTeamAdmin } from '../../directory/access.js';
 import type { V1Operation } from './operation.js';
 import { parseRange } from './params.js';
 

@@ -1,6 +1,7 @@
-import type { Caller } from '../../domain/directory.js';
-import type { Lead } from '../../domain/lead.js';
-import type { EpochRange, RangeScope, Store } from '../../domain/store.js';
+import type { Caller } from '../../directory/directory.js';
+import type { Lead } from '../../leads/lead.js';
+import type { EpochRange, RangeScope } from '../../leads/leads.port.js';
+import type { Store } from '../../store.js';
 
 /** What a v1 operation answers: one lead (or none), or a range to stream. */
 export type V1Result =

@@ -1,5 +1,5 @@
-import { type InvalidParam, invalidParams } from '../../domain/errors.js';
-import type { EpochRange } from '../../domain/store.js';
+import type { EpochRange } from '../../leads/leads.port.js';
+import { type InvalidParam, invalidParams } from '../../shared/errors.js';
 
 /** Greatest epoch a range bound may name (v1-contract C3): the ECMAScript Date range. */
 export const MAX_EPOCH = 8_640_000_000_000_000;

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
-import { AppError } from '../../domain/errors.js';
-import type { RateLimiter } from '../../domain/rate-limit.js';
+import { lastLeadBody } from '../../leads/v1-wire.js';
+import type { RateLimiter } from '../../rate-limit/fixed-window.js';
 import {
   activeBrownout,
   brownoutError,
@@ -13,9 +13,9 @@ import {
   type SuccessorRequest,
   successorRequest,
   sunsetError,
-} from '../../domain/retirement.js';
-import type { Store } from '../../domain/store.js';
-import { lastLeadBody } from '../../domain/v1-wire.js';
+} from '../../retirement/gates.js';
+import { AppError } from '../../shared/errors.js';
+import type { Store } from '../../store.js';
 import { authenticate } from '../auth.js';
 import { countAgainstQuota } from '../caller.js';
 import { etagOf, noneMatch } from '../etag.js';

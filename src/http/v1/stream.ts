@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
-import type { Lead } from '../../domain/lead.js';
-import { leadToV1Json } from '../../domain/v1-wire.js';
+import type { Lead } from '../../leads/lead.js';
+import { leadToV1Json } from '../../leads/v1-wire.js';
 
 /**
  * Leads per store read. Measured with test/streaming.test.ts on a 1M-lead answer: 1,000 grew

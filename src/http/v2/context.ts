@@ -1,9 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
-import { CursorCodec } from '../../domain/cursor.js';
-import type { Caller } from '../../domain/directory.js';
-import type { RateLimiter } from '../../domain/rate-limit.js';
-import type { Store } from '../../domain/store.js';
+import type { Caller } from '../../directory/directory.js';
+import { CursorCodec } from '../../leads/cursor.js';
+import type { RateLimiter } from '../../rate-limit/fixed-window.js';
+import type { Store } from '../../store.js';
 import { authenticate } from '../auth.js';
 import { countAgainstQuota } from '../caller.js';
 import { markUsage } from '../usage.js';

@@ -1,10 +1,10 @@
-import { fingerprint } from '../../domain/cursor.js';
-import { AppError, invalidParams } from '../../domain/errors.js';
-import { newLeadFrom } from '../../domain/new-lead.js';
-import { assertStorableBody } from '../../domain/storable-text.js';
-import type { IdempotencyClaim } from '../../domain/store.js';
-import { leadToV2 } from '../../domain/v2-wire.js';
+import { fingerprint } from '../../leads/cursor.js';
+import type { IdempotencyClaim } from '../../leads/leads.port.js';
+import { newLeadFrom } from '../../leads/new-lead.js';
+import { leadToV2 } from '../../leads/v2-wire.js';
 import { CreateBody } from '../../schemas/v2.js';
+import { AppError, invalidParams } from '../../shared/errors.js';
+import { assertStorableBody } from '../../shared/storable-text.js';
 import { validator } from '../validate.js';
 import { V2_PREFIX, type V2Handler } from './context.js';
 

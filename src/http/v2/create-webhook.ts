@@ -1,10 +1,10 @@
 import type { HostLookup } from '../../delivery/destination.js';
-import { requireTeamAdmin } from '../../domain/access.js';
-import { assertStorableBody } from '../../domain/storable-text.js';
-import { EVENT_TYPES } from '../../domain/webhook.js';
-import { newSigningSecret, SecretSeal } from '../../domain/webhook-secret.js';
-import { endpointToWire } from '../../domain/webhook-wire.js';
+import { requireTeamAdmin } from '../../directory/access.js';
 import { WebhookCreateBody } from '../../schemas/webhooks.js';
+import { assertStorableBody } from '../../shared/storable-text.js';
+import { newSigningSecret, SecretSeal } from '../../webhooks/secret.js';
+import { EVENT_TYPES } from '../../webhooks/webhook.js';
+import { endpointToWire } from '../../webhooks/wire.js';
 import { validator } from '../validate.js';
 import type { V2Handler } from './context.js';
 import { checkFilters, checkUrl, WEBHOOKS_PREFIX } from './webhook-access.js';

@@ -1,6 +1,6 @@
-import { visibleScope } from '../../domain/access.js';
-import { AppError } from '../../domain/errors.js';
-import { leadToV2 } from '../../domain/v2-wire.js';
+import { visibleScope } from '../../directory/access.js';
+import { leadToV2 } from '../../leads/v2-wire.js';
+import { AppError } from '../../shared/errors.js';
 import type { V2Handler } from './context.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

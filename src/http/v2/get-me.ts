@@ -1,6 +1,6 @@
-import { AppError } from '../../domain/errors.js';
-import { keyMayCallV1 } from '../../domain/v1-phase.js';
+import { keyMayCallV1 } from '../../retirement/phase.js';
 import type { V2MeBody } from '../../schemas/v2-me.js';
+import { AppError } from '../../shared/errors.js';
 import type { V2Handler } from './context.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());

@@ -1,4 +1,4 @@
-import { endpointToWire } from '../../domain/webhook-wire.js';
+import { endpointToWire } from '../../webhooks/wire.js';
 import type { V2Handler } from './context.js';
 import { endpointOf, notFound } from './webhook-access.js';
 

@@ -1,6 +1,6 @@
-import { visibleScope } from '../../domain/access.js';
-import { invalidParams } from '../../domain/errors.js';
-import { leadToV2 } from '../../domain/v2-wire.js';
+import { visibleScope } from '../../directory/access.js';
+import { leadToV2 } from '../../leads/v2-wire.js';
+import { invalidParams } from '../../shared/errors.js';
 import type { V2Handler } from './context.js';
 import { DEFAULT_LIMIT } from './search-leads.js';
 

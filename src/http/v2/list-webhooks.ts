@@ -1,5 +1,5 @@
-import { requireTeamAdmin } from '../../domain/access.js';
-import { endpointToWire } from '../../domain/webhook-wire.js';
+import { requireTeamAdmin } from '../../directory/access.js';
+import { endpointToWire } from '../../webhooks/wire.js';
 import type { V2Handler } from './context.js';
 
 /** GET /api/pub/v2/webhooks: the caller's team's endpoints, oldest first (team admins). */

@@ -1,5 +1,5 @@
-import { newSigningSecret, SecretSeal } from '../../domain/webhook-secret.js';
-import { endpointToWire } from '../../domain/webhook-wire.js';
+import { newSigningSecret, SecretSeal } from '../../webhooks/secret.js';
+import { endpointToWire } from '../../webhooks/wire.js';
 import type { V2Handler } from './context.js';
 import { endpointOf, notFound } from './webhook-access.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
-import { AppError } from '../../domain/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { cursorCodec, V2_PREFIX, type V2Deps, type V2Handler, v2Route } from './context.js';
 import { createLead } from './create-lead.js';
 import { getLead } from './get-lead.js';

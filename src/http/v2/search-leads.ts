@@ -1,12 +1,12 @@
-import { searchScope } from '../../domain/access.js';
-import { fingerprint } from '../../domain/cursor.js';
-import { type InvalidParam, invalidParams } from '../../domain/errors.js';
-import { parseInstant } from '../../domain/instant.js';
-import { FUZZY_MIN_LENGTH, fold, words } from '../../domain/lead-text.js';
-import { assertStorableBody } from '../../domain/storable-text.js';
-import type { LeadFilter, SearchPosition, TextClause } from '../../domain/store.js';
-import { leadToV2 } from '../../domain/v2-wire.js';
+import { searchScope } from '../../directory/access.js';
+import { fingerprint } from '../../leads/cursor.js';
+import type { LeadFilter, SearchPosition, TextClause } from '../../leads/leads.port.js';
+import { FUZZY_MIN_LENGTH, fold, words } from '../../leads/text.js';
+import { leadToV2 } from '../../leads/v2-wire.js';
 import { SearchBody } from '../../schemas/v2.js';
+import { type InvalidParam, invalidParams } from '../../shared/errors.js';
+import { parseInstant } from '../../shared/instant.js';
+import { assertStorableBody } from '../../shared/storable-text.js';
 import { validator } from '../validate.js';
 import type { V2Handler } from './context.js';
 

@@ -1,7 +1,7 @@
 import type { HostLookup } from '../../delivery/destination.js';
-import { assertStorableBody } from '../../domain/storable-text.js';
-import { endpointToWire } from '../../domain/webhook-wire.js';
 import { WebhookUpdateBody } from '../../schemas/webhooks.js';
+import { assertStorableBody } from '../../shared/storable-text.js';
+import { endpointToWire } from '../../webhooks/wire.js';
 import { validator } from '../validate.js';
 import type { V2Handler } from './context.js';
 import { checkFilters, checkUrl, endpointOf, notFound } from './webhook-access.js';

@@ -1,10 +1,10 @@
 import type { Config } from '../../config.js';
 import { destinationProblem, type HostLookup } from '../../delivery/destination.js';
-import { requireTeamAdmin } from '../../domain/access.js';
-import type { Caller } from '../../domain/directory.js';
-import { AppError, type InvalidParam, invalidParams } from '../../domain/errors.js';
-import type { Store } from '../../domain/store.js';
-import type { EndpointOwner } from '../../domain/webhook.js';
+import { requireTeamAdmin } from '../../directory/access.js';
+import type { Caller } from '../../directory/directory.js';
+import { AppError, type InvalidParam, invalidParams } from '../../shared/errors.js';
+import type { Store } from '../../store.js';
+import type { EndpointOwner } from '../../webhooks/webhook.js';
 
 /** What the webhook operations share: who may manage endpoints, and what a body may name. */
 

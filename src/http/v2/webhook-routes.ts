@@ -1,6 +1,6 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import type { HostLookup } from '../../delivery/destination.js';
-import { AppError } from '../../domain/errors.js';
+import { AppError } from '../../shared/errors.js';
 import { cursorCodec, type V2Deps, type V2Handler, v2Route } from './context.js';
 import { createWebhook } from './create-webhook.js';
 import { deleteWebhook } from './delete-webhook.js';

@@ -1,7 +1,7 @@
 import type { Sql, TransactionSql } from 'postgres';
-import { hasEmail, leadText } from '../../domain/lead-text.js';
-import type { MigrationReport } from '../../domain/store.js';
-import { MigrationError } from '../migration-error.js';
+import { hasEmail, leadText } from '../../leads/text.js';
+import type { MigrationReport } from '../../store.js';
+import { MigrationError } from '../../store.js';
 import { searchText, textColumns } from './postgres-text.js';
 import { ensureTrigram } from './trigram.js';
 
@@ -142,7 +142,7 @@ const MIGRATIONS: Migration[] = [
     // - txid: the transaction that stored the lead. The change feed walks (txid, seq) and only
     //   up to the oldest transaction still running, so a lead committed late is never skipped
     //   (leads_seq alone is not commit-ordered). Leads stored before this migration have 0.
-    // - text_fields / search: folded searchable fields (src/domain/lead-text.ts), one by one for
+    // - text_fields / search: folded searchable fields (src/leads/text.ts), one by one for
     //   rechecks and joined for the pg_trgm GIN index that finds FUZZY and EXACT candidates.
     // pg_trgm is found where it is (or made in public) and its operator class named with that
     // schema: the store's search_path need not include it (issue 20 §2). Stores migrated before

@@ -4,7 +4,7 @@ import type {
   ConsoleStore,
   NewConsoleSession,
   NewSignInLink,
-} from '../../domain/console-store.js';
+} from '../../console/console.port.js';
 
 /** Console sign-in links and sessions on PostgreSQL (migration 7), shared by every instance. */
 export class PostgresConsoleStore implements ConsoleStore {

@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
-import type { Member, Role, Team } from '../../domain/directory.js';
-import type { DirectoryStore, SubteamAccess } from '../../domain/store.js';
+import type { Member, Role, Team } from '../../directory/directory.js';
+import type { DirectoryStore, SubteamAccess } from '../../directory/directory.port.js';
 
 export interface PgMemberRow {
   id: number;

@@ -1,9 +1,10 @@
 import type { TransactionSql } from 'postgres';
-import type { Member, Subteam, Team } from '../../domain/directory.js';
-import { foldedText } from '../../domain/lead-text.js';
-import type { Collector, ImportWriter, NewLead, StagedRecord } from '../../domain/store.js';
-import { uuid7 } from '../../domain/uuid7.js';
-import { wantsLeadCreated } from '../webhook-rows.js';
+import type { Member, Subteam, Team } from '../../directory/directory.js';
+import type { ImportWriter, StagedRecord } from '../../import/import.port.js';
+import type { Collector, NewLead } from '../../leads/leads.port.js';
+import { foldedText } from '../../leads/text.js';
+import { uuid7 } from '../../shared/uuid7.js';
+import { wantsLeadCreated } from '../endpoint-rows.js';
 import { type PgMemberRow, pgToMember } from './postgres-directory.js';
 import { searchText, textColumns } from './postgres-text.js';
 

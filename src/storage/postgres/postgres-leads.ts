@@ -1,7 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Sql, TransactionSql } from 'postgres';
-import type { Lead } from '../../domain/lead.js';
-import { foldedText } from '../../domain/lead-text.js';
+import type { SubteamLast } from '../../directory/directory.port.js';
+import type { Lead } from '../../leads/lead.js';
 import type {
   ChangesPage,
   CreateResult,
@@ -13,12 +13,12 @@ import type {
   NewLead,
   RangeScope,
   SearchPosition,
-  SubteamLast,
-} from '../../domain/store.js';
-import { uuid7 } from '../../domain/uuid7.js';
+} from '../../leads/leads.port.js';
+import { foldedText } from '../../leads/text.js';
+import { uuid7 } from '../../shared/uuid7.js';
+import { wantsLeadCreated } from '../endpoint-rows.js';
 import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
 import { LEAD_COLUMNS, type LeadRow, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
-import { wantsLeadCreated } from '../webhook-rows.js';
 import { PG_SUBTEAM_ACCESS } from './postgres-directory.js';
 import {
   byUuidQuery,

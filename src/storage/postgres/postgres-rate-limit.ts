@@ -1,6 +1,6 @@
 import type { Sql } from 'postgres';
-import { windowStart } from '../../domain/rate-limit.js';
-import type { CounterTotal, SharedCounters } from '../../domain/shared-rate-limit.js';
+import { windowStart } from '../../rate-limit/fixed-window.js';
+import type { CounterTotal, SharedCounters } from '../../rate-limit/shared-counters.js';
 
 /** How often (in additions) windows older than the previous one are deleted. */
 const PRUNE_EVERY = 1000;

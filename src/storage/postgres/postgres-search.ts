@@ -1,5 +1,5 @@
-import { FUZZY_THRESHOLD } from '../../domain/lead-text.js';
-import type { LeadFilter, LeadScope, SearchPosition, TextClause } from '../../domain/store.js';
+import type { LeadFilter, LeadScope, SearchPosition, TextClause } from '../../leads/leads.port.js';
+import { FUZZY_THRESHOLD } from '../../leads/text.js';
 import { LEAD_COLUMNS } from '../rows.js';
 import { textFieldIndex } from './postgres-text.js';
 

@@ -1,8 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import postgres, { type Sql } from 'postgres';
-import { FUZZY_THRESHOLD } from '../../domain/lead-text.js';
-import type { SharedCounters } from '../../domain/shared-rate-limit.js';
-import type { ImportWriter, MigrationReport, Store } from '../../domain/store.js';
+import type { ImportWriter } from '../../import/import.port.js';
+import { FUZZY_THRESHOLD } from '../../leads/text.js';
+import type { SharedCounters } from '../../rate-limit/shared-counters.js';
+import type { MigrationReport, Store } from '../../store.js';
 import { migrate } from './migrations.js';
 import { PostgresConsoleStore } from './postgres-console.js';
 import { PostgresDeliveryStore } from './postgres-deliveries.js';

@@ -1,4 +1,4 @@
-import { type LeadText, TEXT_FIELDS, type TextField } from '../../domain/lead-text.js';
+import { type LeadText, TEXT_FIELDS, type TextField } from '../../leads/text.js';
 
 /**
  * How a lead's folded searchable text (lead-text.ts) is stored on PostgreSQL: `text_fields`

@@ -1,6 +1,5 @@
 import type { Sql } from 'postgres';
-import type { WebhookStore } from '../../domain/store.js';
-import { uuid7 } from '../../domain/uuid7.js';
+import { uuid7 } from '../../shared/uuid7.js';
 import {
   type Endpoint,
   type EndpointChanges,
@@ -9,7 +8,8 @@ import {
   type NewEndpoint,
   type SigningSecrets,
   type WebhookEvent,
-} from '../../domain/webhook.js';
+} from '../../webhooks/webhook.js';
+import type { WebhookStore } from '../../webhooks/webhooks.port.js';
 import {
   changed,
   ENDPOINT_COLUMNS,
@@ -21,7 +21,7 @@ import {
   ownerTeam,
   toEndpoint,
   toWebhookEvent,
-} from '../webhook-rows.js';
+} from '../endpoint-rows.js';
 
 /** Endpoints and the outbox on the primary: delivery state must never be read stale. */
 export class PostgresWebhookStore implements WebhookStore {

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { MigrationReport } from '../../domain/store.js';
-import { MigrationError } from '../migration-error.js';
+import type { MigrationReport } from '../../store.js';
+import { MigrationError } from '../../store.js';
 import { backfillLeadText } from './sqlite-lead-writes.js';
 
 /**
@@ -88,7 +88,7 @@ const MIGRATIONS: Migration[] = [
     version: 2,
     name: 'v2',
     // v2 search, change feed and creation. lead_text is an FTS5 trigram index over the folded
-    // searchable fields (src/domain/lead-text.ts); its rowid is the lead's seq. (Contentless from 4.)
+    // searchable fields (src/leads/text.ts); its rowid is the lead's seq. (Contentless from 4.)
     sql: `
       ALTER TABLE leads ADD COLUMN source TEXT NOT NULL DEFAULT 'PROFILE_CONNECTION'
         CHECK (source IN ('APP_TO_APP', 'PROFILE_CONNECTION', 'BUSINESS_CARD_SCAN', 'QR_CODE_SCAN', 'MANUAL'));

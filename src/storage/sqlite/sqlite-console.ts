@@ -4,7 +4,7 @@ import type {
   ConsoleStore,
   NewConsoleSession,
   NewSignInLink,
-} from '../../domain/console-store.js';
+} from '../../console/console.port.js';
 
 /** Console sign-in links and sessions in the embedded store (migration 7). */
 export class SqliteConsoleStore implements ConsoleStore {

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { Lead } from '../../domain/lead.js';
-import type { CreateResult, IdempotencyClaim, NewLead } from '../../domain/store.js';
-import { uuid7 } from '../../domain/uuid7.js';
+import type { Lead } from '../../leads/lead.js';
+import type { CreateResult, IdempotencyClaim, NewLead } from '../../leads/leads.port.js';
+import { uuid7 } from '../../shared/uuid7.js';
 import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
 import { LEAD_COLUMNS, type LeadRow, toLead } from '../rows.js';
 import { INSERT_LEAD_TEXT, LEAD_INSERT, leadTextValues, leadValues } from './sqlite-lead-writes.js';

@@ -1,7 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { DeliveryStore, WebhookBacklog } from '../../domain/store.js';
-import { uuid7 } from '../../domain/uuid7.js';
-import type { EndpointOwner } from '../../domain/webhook.js';
+import { uuid7 } from '../../shared/uuid7.js';
+import type { DeliveryStore, WebhookBacklog } from '../../webhooks/deliveries.port.js';
 import {
   type AttemptOutcome,
   type AttemptResult,
@@ -13,8 +12,9 @@ import {
   type FinishedAttempt,
   MAX_ATTEMPTS,
   type TeamShare,
-} from '../../domain/webhook-delivery.js';
-import { toClaimed, toDeliveryRecords } from '../webhook-delivery-rows.js';
+} from '../../webhooks/delivery.js';
+import { planDeliveries, testPayload } from '../../webhooks/plan.js';
+import type { EndpointOwner } from '../../webhooks/webhook.js';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -22,9 +22,9 @@ import {
   type ClaimRow,
   DELIVERY_COLUMNS,
   type DeliveryRow,
-  planDeliveries,
-  testPayload,
-} from '../webhook-dispatch.js';
+  toClaimed,
+  toDeliveryRecords,
+} from '../delivery-rows.js';
 import {
   ENDPOINT_COLUMNS,
   type EndpointRow,
@@ -34,7 +34,7 @@ import {
   ownerTeam,
   toEndpoint,
   toWebhookEvent,
-} from '../webhook-rows.js';
+} from '../endpoint-rows.js';
 
 /** The owner may see the endpoint: (endpoint id, team, team); team NULL for the operator. */
 const OWNED_ENDPOINT = 'SELECT id FROM webhook_endpoints WHERE id = ? AND (? IS NULL OR team_id = ?)';

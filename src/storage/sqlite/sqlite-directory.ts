@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { Member, Role, Team } from '../../domain/directory.js';
-import type { DirectoryStore, SubteamAccess } from '../../domain/store.js';
+import type { Member, Role, Team } from '../../directory/directory.js';
+import type { DirectoryStore, SubteamAccess } from '../../directory/directory.port.js';
 
 interface MemberRow {
   id: number;

@@ -1,7 +1,8 @@
 import type Database from 'better-sqlite3';
-import type { Member, Subteam, Team } from '../../domain/directory.js';
-import type { Collector, ImportWriter, NewLead, StagedRecord } from '../../domain/store.js';
-import { uuid7 } from '../../domain/uuid7.js';
+import type { Member, Subteam, Team } from '../../directory/directory.js';
+import type { ImportWriter, StagedRecord } from '../../import/import.port.js';
+import type { Collector, NewLead } from '../../leads/leads.port.js';
+import { uuid7 } from '../../shared/uuid7.js';
 import { toMember } from './sqlite-directory.js';
 import {
   DELETE_LEAD_TEXT,

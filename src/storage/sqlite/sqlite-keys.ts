@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import type { Role } from '../../domain/directory.js';
-import type { ApiKey, KeyStore, NewApiKey, StoredKey } from '../../domain/store.js';
+import type { Role } from '../../directory/directory.js';
+import type { ApiKey, KeyStore, NewApiKey, StoredKey } from '../../keys/keys.port.js';
 import { KEY_COLUMNS, type KeyRow, toApiKey } from '../rows.js';
 
 /** Keys remembered by display prefix; dropped whenever the file may have changed (see `stamp`). */

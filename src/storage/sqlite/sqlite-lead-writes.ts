@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { foldedText, leadText, paddedWords } from '../../domain/lead-text.js';
-import type { NewLead } from '../../domain/store.js';
+import type { NewLead } from '../../leads/leads.port.js';
+import { foldedText, leadText, paddedWords } from '../../leads/text.js';
 
 /**
  * How a lead becomes rows, shared by import, v2 creation and the migrations that (re)build the

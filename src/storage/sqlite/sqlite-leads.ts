@@ -1,6 +1,7 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import type { Lead } from '../../domain/lead.js';
+import type { SubteamLast } from '../../directory/directory.port.js';
+import type { Lead } from '../../leads/lead.js';
 import type {
   ChangesPage,
   CreateResult,
@@ -12,8 +13,7 @@ import type {
   NewLead,
   RangeScope,
   SearchPosition,
-  SubteamLast,
-} from '../../domain/store.js';
+} from '../../leads/leads.port.js';
 import { LEAD_COLUMNS, type LeadRow, leadColumns, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
 import { SqliteLeadCreator } from './sqlite-create.js';
 import { SUBTEAM_ACCESS } from './sqlite-directory.js';

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
-import type { Brownout } from '../../domain/retirement.js';
-import type { NewBrownout, RetirementStore } from '../../domain/store.js';
-import type { UsageRow } from '../../domain/usage.js';
+import type { Brownout } from '../../retirement/gates.js';
+import type { NewBrownout, RetirementStore } from '../../retirement/retirement.port.js';
+import type { UsageRow } from '../../retirement/usage.js';
 import { toUsageRow, type UsageDbRow } from '../rows.js';
 
 interface BrownoutRow {

@@ -1,4 +1,5 @@
 import type Database from 'better-sqlite3';
+import type { LeadFilter, LeadScope, SearchPosition, TextClause } from '../../leads/leads.port.js';
 import {
   FUZZY_THRESHOLD,
   ftsAnyTrigram,
@@ -7,8 +8,7 @@ import {
   type TextField,
   trigrams,
   wordSimilarity,
-} from '../../domain/lead-text.js';
-import type { LeadFilter, LeadScope, SearchPosition, TextClause } from '../../domain/store.js';
+} from '../../leads/text.js';
 import { LEAD_COLUMNS } from '../rows.js';
 
 /**

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import Database from 'better-sqlite3';
-import type { ImportWriter, MigrationReport, Store } from '../../domain/store.js';
-import { MigrationError } from '../migration-error.js';
+import type { ImportWriter } from '../../import/import.port.js';
+import type { MigrationReport, Store } from '../../store.js';
+import { MigrationError } from '../../store.js';
 import { LATEST_VERSION, migrate } from './migrations.js';
 import { SqliteConsoleStore } from './sqlite-console.js';
 import { SqliteDeliveryStore } from './sqlite-deliveries.js';

@@ -1,6 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { WebhookStore } from '../../domain/store.js';
-import { uuid7 } from '../../domain/uuid7.js';
+import { uuid7 } from '../../shared/uuid7.js';
 import {
   type Endpoint,
   type EndpointChanges,
@@ -9,7 +8,8 @@ import {
   type NewEndpoint,
   type SigningSecrets,
   type WebhookEvent,
-} from '../../domain/webhook.js';
+} from '../../webhooks/webhook.js';
+import type { WebhookStore } from '../../webhooks/webhooks.port.js';
 import {
   changed,
   ENDPOINT_COLUMNS,
@@ -22,7 +22,7 @@ import {
   toEndpoint,
   toWebhookEvent,
   wantsLeadCreated,
-} from '../webhook-rows.js';
+} from '../endpoint-rows.js';
 
 /**
  * Writes a lead's `lead.created` event when its team has an enabled endpoint for the type. Run

@@ -1,0 +1,155 @@
+import type { SubteamLast } from '../directory/directory.port.js';
+import type { Lead, LeadKind, LeadSource } from './lead.js';
+import type { LeadText, TextField } from './text.js';
+
+/**
+ * What the leads slice needs from a store: reads by range, search and the change feed, and v2 creation.
+ * Implemented once per engine in src/storage/ (src/store.ts gathers the ports).
+ */
+
+/** Half-open epoch range `start <= epoch < end`; `end: null` means no upper bound. */
+export interface EpochRange {
+  start: number;
+  end: number | null;
+}
+
+/** Whose leads a range covers: a member's own, or a whole team's. */
+export interface RangeScope {
+  teamId: number;
+  memberId?: number;
+}
+
+/**
+ * Whose leads a v2 read covers: the team's; when `members` or `subteams` is given, only the
+ * leads collected by a listed member or by a current member of a listed subteam (the union).
+ */
+export interface LeadScope {
+  teamId: number;
+  members?: number[];
+  subteams?: number[];
+}
+
+/** One v2 `query` clause: any of `fields` matches the already folded `value` (lead-text.ts). */
+export interface TextClause {
+  fields: TextField[];
+  value: string;
+  match: 'EXACT' | 'FUZZY';
+}
+
+/** A v2 search: every condition holds (clauses AND together). */
+export interface LeadFilter {
+  scope: LeadScope;
+  /** Half-open epoch range; null: unbounded on that side. */
+  start: number | null;
+  end: number | null;
+  sources: LeadSource[] | null;
+  hasEmail: boolean | null;
+  text: TextClause[];
+}
+
+/** A keyset position in (epoch, seq) order: the last lead of the previous page. */
+export interface SearchPosition {
+  epoch: number;
+  seq: number;
+}
+
+/** One page of the change feed and where the next one starts (an engine-specific position). */
+export interface ChangesPage {
+  leads: Lead[];
+  /** Position after the last lead returned; the given position when the page is empty. */
+  next: string;
+}
+
+/** What to remember about a v2 creation's `Idempotency-Key`. */
+export interface IdempotencyClaim {
+  keyId: number;
+  key: string;
+  /** Hash of the request body: the same key with another body is a conflict. */
+  bodyHash: string;
+  at: number;
+}
+
+export type CreateResult =
+  | { kind: 'created'; lead: Lead }
+  | { kind: 'replayed'; lead: Lead }
+  | { kind: 'conflict' };
+
+export interface LeadStore {
+  lastOfMember(teamId: number, memberId: number): Promise<Lead | null>;
+  lastOfTeam(teamId: number): Promise<Lead | null>;
+  /**
+   * Last lead of the subteam's current members, with what `memberId` may do in the subteam, in
+   * one store read (v1 getLastLeadSubTeam checks the access before it answers). `null`: no such
+   * subteam on the team.
+   */
+  lastOfSubteam(teamId: number, subteamId: number, memberId: number): Promise<SubteamLast | null>;
+  /**
+   * Leads in ascending (epoch, storage order), in batches of at most `batchSize`. Each batch is
+   * a separate keyset read, so nothing is held open between batches and other work can run.
+   */
+  range(scope: RangeScope, range: EpochRange, batchSize: number): AsyncIterable<Lead[]>;
+  /**
+   * v2 search: up to `limit` leads matching `filter`, in (epoch, seq) order `direction`,
+   * strictly after `after` in that order.
+   */
+  search(
+    filter: LeadFilter,
+    direction: 'ASC' | 'DESC',
+    after: SearchPosition | null,
+    limit: number,
+  ): Promise<Lead[]>;
+  /** The lead with this v2 id, if it is in the scope. */
+  byUuid(scope: LeadScope, uuid: string): Promise<Lead | null>;
+  /**
+   * Leads in the scope in storage order, after `after` (null: from the start). On PostgreSQL a
+   * lead only appears once every transaction that could have stored an earlier one has ended,
+   * so a reader that follows `next` never skips a lead that commits late.
+   */
+  changes(scope: LeadScope, after: string | null, limit: number): Promise<ChangesPage>;
+  /**
+   * Stores one lead now (v2 creation), visible to every read once this resolves. With a claim,
+   * the first creation under the key is remembered: the same key and body again return that
+   * lead (`replayed`); the same key with another body is a `conflict`.
+   */
+  create(lead: NewLead, claim: IdempotencyClaim | null): Promise<CreateResult>;
+}
+
+/** What an import needs to know about a lead's collector. */
+export interface Collector {
+  teamId: number;
+  email: string;
+  pid: string | null;
+  timeZone: string;
+}
+
+/** A lead ready to store. Leads are stored in the order they are handed over (storage order). */
+export interface NewLead {
+  teamId: number;
+  memberId: number;
+  /** The v1 `id`; null (v2 creation): the store draws a random one (lead-id.ts). */
+  id: string | null;
+  epoch: number;
+  time: string;
+  userPid: string;
+  kind: LeadKind;
+  locationShared: boolean;
+  lat: string | null;
+  long: string | null;
+  fields: string;
+  source: LeadSource;
+  firstName: string | null;
+  lastName: string | null;
+  /**
+   * Folded searchable text (lead-text.ts); null when `words` are given instead: an import into a
+   * store that indexes padded words (ImportWriter `storesPaddedWords`) does not send the folded
+   * text, which that store does not read, from the thread that prepares its records.
+   */
+  text: LeadText | null;
+  /**
+   * Each searchable field's words padded for trigram search (lead-text.ts `paddedWords`), when
+   * computed ahead: an import computes them where it prepares its records, off the writing thread.
+   */
+  words?: string[];
+  /** Whether the folded text holds an e-mail (lead-text.ts `hasEmail`). */
+  hasEmail: boolean;
+}

@@ -1,0 +1,118 @@
+import type {
+  Endpoint,
+  EndpointChanges,
+  EndpointOwner,
+  EventType,
+  WebhookEvent,
+} from '../webhooks/webhook.js';
+import { LEAD_COLUMNS, type LeadRow, toLead } from './rows.js';
+
+/** Webhook rows as both engines store them (migration 5), and their one mapping: rows stop here. */
+
+export const ENDPOINT_COLUMNS = `id, team_id, url, description, event_types, member_ids, subteam_ids, enabled,
+  disabled_reason, created_at, updated_at, created_via, created_by_member, created_by_key,
+  EXISTS (SELECT 1 FROM members m WHERE m.id = webhook_endpoints.created_by_member
+    AND m.team_id = webhook_endpoints.team_id) AS creator_in_team,
+  EXISTS (SELECT 1 FROM api_keys k WHERE k.id = webhook_endpoints.created_by_key
+    AND k.revoked_at IS NULL) AS creator_key_live`;
+
+export interface EndpointRow {
+  id: string;
+  team_id: number;
+  url: string;
+  description: string | null;
+  event_types: string;
+  member_ids: string | null;
+  subteam_ids: string | null;
+  enabled: number | boolean;
+  disabled_reason: string | null;
+  created_at: number;
+  updated_at: number;
+  created_via: 'api' | 'cli' | null;
+  created_by_member: number | null;
+  created_by_key: number | null;
+  creator_in_team: number | boolean;
+  creator_key_live: number | boolean;
+}
+
+const list = (text: string | null): number[] | null =>
+  text === null ? null : (JSON.parse(text) as number[]);
+
+export function toEndpoint(r: EndpointRow): Endpoint {
+  return {
+    id: r.id,
+    teamId: r.team_id,
+    url: r.url,
+    description: r.description,
+    eventTypes: JSON.parse(r.event_types) as EventType[],
+    members: list(r.member_ids),
+    subteams: list(r.subteam_ids),
+    enabled: r.enabled === 1 || r.enabled === true,
+    disabledReason: r.disabled_reason,
+    createdBy:
+      r.created_via === null
+        ? null
+        : {
+            via: r.created_via,
+            memberId: r.created_by_member,
+            keyId: r.created_by_key,
+            memberRemoved: r.created_by_member !== null && !truth(r.creator_in_team),
+            keyRevoked: r.created_by_key !== null && !truth(r.creator_key_live),
+          },
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+const truth = (v: number | boolean): boolean => v === 1 || v === true;
+
+/** The team an owner is limited to; null: every team (the operator). */
+export const ownerTeam = (owner: EndpointOwner): number | null =>
+  owner === 'operator' ? null : owner.teamId;
+
+/** The endpoint after `changes`: enabling clears why it was disabled and its failing streak. */
+export function changed(e: Endpoint, c: EndpointChanges): Endpoint & { failingSinceReset: boolean } {
+  const enabling = c.enabled === true && !e.enabled;
+  return {
+    ...e,
+    url: c.url ?? e.url,
+    description: c.description !== undefined ? c.description : e.description,
+    eventTypes: c.eventTypes ?? e.eventTypes,
+    members: c.members !== undefined ? c.members : e.members,
+    subteams: c.subteams !== undefined ? c.subteams : e.subteams,
+    enabled: c.enabled ?? e.enabled,
+    disabledReason: enabling ? null : c.enabled === false ? null : e.disabledReason,
+    failingSinceReset: enabling,
+  };
+}
+
+/** A list column's text: JSON, or NULL for "no filter". */
+export const listText = (ids: number[] | null): string | null => (ids === null ? null : JSON.stringify(ids));
+
+/**
+ * Whether a team has an enabled endpoint for `lead.created` (`?`/`$1`: the team): the outbox
+ * takes an event for a lead only then. Event types are a JSON array of quoted names.
+ */
+export const wantsLeadCreated = (team: string): string =>
+  `EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.team_id = ${team} AND w.enabled
+    AND w.event_types LIKE '%"lead.created"%')`;
+
+/** An event and its lead (LEAD_COLUMNS, all null when the lead is no longer the team's). */
+export const EVENT_COLUMNS = `e.seq AS event_seq, e.id AS event_id, e.type, e.team_id, e.created_at AS event_at, ${LEAD_COLUMNS}`;
+export const EVENT_FROM = `webhook_events e
+  LEFT JOIN leads l ON l.team_id = e.team_id AND l.seq = e.lead_seq
+  LEFT JOIN members m ON m.id = l.member_id`;
+
+export type EventRow = [number, string, EventType, number, number, ...LeadRow];
+
+export function toWebhookEvent(r: EventRow): WebhookEvent {
+  const lead = r.slice(5) as unknown as LeadRow;
+  return {
+    seq: r[0],
+    id: r[1],
+    type: r[2],
+    teamId: r[3],
+    createdAt: r[4],
+    lead: lead[0] === null ? null : toLead(lead),
+  };
+}

@@ -1,0 +1,122 @@
+import type { Lead } from '../leads/lead.js';
+import { leadToV2 } from '../leads/v2-wire.js';
+import type { V2Lead } from '../schemas/v2.js';
+import { AppError } from '../shared/errors.js';
+import { formatInstant } from '../shared/instant.js';
+
+/**
+ * Webhooks (issue 13): the events a team's endpoints receive and the body each is sent with.
+ * An event is written to the outbox in the transaction that stores its lead (storage/), so a
+ * lead never exists without its event nor an event without its lead.
+ */
+
+export const EVENT_TYPES = ['lead.created'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/** A team's registered receiver. The signing secret never leaves the store through this shape. */
+export interface Endpoint {
+  /** A UUIDv7: no count of other teams' endpoints can be read from it. */
+  id: string;
+  teamId: number;
+  url: string;
+  description: string | null;
+  eventTypes: EventType[];
+  /** Only leads collected by these members (null: every member). */
+  members: number[] | null;
+  /** Only leads collected by a current member of these subteams (null: every subteam). */
+  subteams: number[] | null;
+  enabled: boolean;
+  /** Why leadline disabled it (410 Gone, failing too long); null when enabled or disabled by a person. */
+  disabledReason: string | null;
+  /** Who created it; null: unknown (created before leadline recorded it). */
+  createdBy: EndpointCreator | null;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/**
+ * Who created an endpoint (issue 36): a member through the API, with the key it called with, or
+ * the operator through the CLI. The endpoint does not depend on them: it keeps working when the
+ * member leaves the team or the key is revoked, and says so.
+ */
+export interface EndpointCreator {
+  via: 'api' | 'cli';
+  memberId: number | null;
+  keyId: number | null;
+  /** The member is no longer one of the endpoint's team (moved away, or gone). */
+  memberRemoved: boolean;
+  /** The key has been revoked (or is gone). */
+  keyRevoked: boolean;
+}
+
+/** An endpoint about to be stored; `secret` is the stored form of its signing secret. */
+/** A team has as many endpoints as it may (LEADLINE_WEBHOOK_MAX_ENDPOINTS): nothing was stored. */
+export class EndpointLimitReached extends AppError {
+  constructor(readonly limit: number) {
+    super(
+      'webhook-endpoint-limit',
+      `The team has ${limit} webhook endpoint${limit === 1 ? '' : 's'}, as many as it may (LEADLINE_WEBHOOK_MAX_ENDPOINTS); remove one first, or send several event types to one endpoint.`,
+      { limit },
+    );
+  }
+}
+
+export interface NewEndpoint {
+  teamId: number;
+  url: string;
+  description: string | null;
+  eventTypes: EventType[];
+  members: number[] | null;
+  subteams: number[] | null;
+  secret: string;
+  /** Absent: stored as unknown (null). */
+  createdBy?: Pick<EndpointCreator, 'via' | 'memberId' | 'keyId'>;
+  createdAt: number;
+}
+
+/** What an update changes; absent members stay. Enabling clears a disabled reason. */
+export interface EndpointChanges {
+  url?: string;
+  description?: string | null;
+  eventTypes?: EventType[];
+  members?: number[] | null;
+  subteams?: number[] | null;
+  enabled?: boolean;
+}
+
+/** An endpoint's secrets as stored; `previous` signs too until `previousUntil` (rotation). */
+export interface SigningSecrets {
+  current: string;
+  previous: string | null;
+  previousUntil: number | null;
+}
+
+/** Who asks: a team's admin sees that team's endpoints only; the operator (CLI) every team's. */
+export type EndpointOwner = { teamId: number } | 'operator';
+
+/** An outbox event with the lead it is about, as stored now (null: the lead left the team). */
+export interface WebhookEvent {
+  /** Outbox order. */
+  seq: number;
+  /** The `webhook-id`: the same on every attempt, so a receiver can de-duplicate. */
+  id: string;
+  type: EventType;
+  teamId: number;
+  createdAt: number;
+  lead: Lead | null;
+}
+
+/** The Standard Webhooks payload: `type`, `timestamp` (of the event) and `data`. */
+export interface WebhookEnvelope<T = unknown> {
+  type: string;
+  timestamp: string;
+  data: T;
+}
+
+/**
+ * The body of a `lead.created` event: the lead exactly as `GET /api/pub/v2/leads/{leadId}`
+ * returns it (leadToV2, so the consent rule holds: no coordinates without consent).
+ */
+export function leadCreatedEnvelope(event: WebhookEvent, lead: Lead): WebhookEnvelope<V2Lead> {
+  return { type: event.type, timestamp: formatInstant(event.createdAt), data: leadToV2(lead) };
+}
