@@ -9,8 +9,8 @@
  * Needs member 1 (an admin of team 1) in the store; a legacy-v1 key for it is created.
  */
 import { createKey } from '../src/keys/create-key.js';
-import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
-import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { PostgresStore } from '../src/storage/postgres/store.js';
+import { SqliteStore } from '../src/storage/sqlite/store.js';
 import { BIN, freePort, SERVER_ENV, startPinned, stop } from './lib.js';
 import { probe, quantile, readAll } from './load.js';
 

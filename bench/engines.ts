@@ -13,8 +13,8 @@ import postgres from 'postgres';
 import { seedRecords } from '../src/demo/seed.js';
 import { fileSource, importRecords } from '../src/io/import/run-import.js';
 import { createKey } from '../src/keys/create-key.js';
-import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
-import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { PostgresStore } from '../src/storage/postgres/store.js';
+import { SqliteStore } from '../src/storage/sqlite/store.js';
 import type { Store } from '../src/store.js';
 import { BIN, freePort, load, machine, median, startPinned, stop, type Target } from './lib.js';
 

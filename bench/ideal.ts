@@ -27,7 +27,7 @@
  *     revocation, a role change, leadline's own usage flush — changes it, and the next request
  *     verifies the key against the store again. No time limit is needed on top: nothing can
  *     change the key's row without changing data_version. (The product's key store keys its own
- *     cache of rows on the same pragma: src/storage/sqlite/sqlite-keys.ts.)
+ *     cache of rows on the same pragma: src/storage/sqlite/keys.ts.)
  *   - PostgreSQL: at most 1 s (KEY_MEMORY_MS), as issue 16 states; a request within 1 s of the
  *     verification makes one round trip, the query's. Expiry is checked on every request.
  * Mode `every` (the earlier bench/reference-same-work.ts, kept as a line of its own) remembers
@@ -42,14 +42,14 @@ import type { Lead } from '../src/leads/lead.js';
 import type { EpochRange, LeadFilter } from '../src/leads/leads.port.js';
 import { lastLeadBody, leadToV1Json } from '../src/leads/v1-wire.js';
 import { leadToV2 } from '../src/leads/v2-wire.js';
-import { PostgresKeyStore } from '../src/storage/postgres/postgres-keys.js';
-import { PostgresLeadStore } from '../src/storage/postgres/postgres-leads.js';
-import { DEFAULT_POSTGRES_OPTIONS, PostgresStore } from '../src/storage/postgres/postgres-store.js';
+import { PostgresKeyStore } from '../src/storage/postgres/keys.js';
+import { PostgresLeadStore } from '../src/storage/postgres/leads.js';
+import { DEFAULT_POSTGRES_OPTIONS, PostgresStore } from '../src/storage/postgres/store.js';
 import { TrigramSchema } from '../src/storage/postgres/trigram.js';
 import { KEY_COLUMNS, type LeadRow, toLead } from '../src/storage/rows.js';
-import { LEAD_QUERIES, SqliteLeadStore } from '../src/storage/sqlite/sqlite-leads.js';
-import { searchQuery } from '../src/storage/sqlite/sqlite-search.js';
-import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { LEAD_QUERIES, SqliteLeadStore } from '../src/storage/sqlite/leads.js';
+import { searchQuery } from '../src/storage/sqlite/search.js';
+import { SqliteStore } from '../src/storage/sqlite/store.js';
 
 export type KeyMemory = 'remember' | 'every';
 
@@ -236,7 +236,7 @@ const WHOLE: EpochRange = { start: 0, end: null };
 /** SQLite: one read-only connection, statements prepared once, rows as arrays. */
 function sqliteEngine(file: string): Engine {
   const db = new Database(file, { readonly: true });
-  // The product's key query (src/storage/sqlite/sqlite-keys.ts byDisplayStmt).
+  // The product's key query (src/storage/sqlite/keys.ts byDisplayStmt).
   const keyStmt = db.prepare(`SELECT ${KEY_COLUMNS}, k.hash, m.role FROM api_keys k
       JOIN members m ON m.id = k.member_id WHERE k.display = ?`);
   const versionStmt = db.prepare('PRAGMA data_version').pluck();
@@ -288,7 +288,7 @@ function sqliteEngine(file: string): Engine {
 
 /**
  * PostgreSQL: the product's store classes (PostgresLeadStore, PostgresKeyStore) over a pool of 10
- * set up as leadline's (src/storage/postgres/postgres-store.ts: int8 as numbers, the statement
+ * set up as leadline's (src/storage/postgres/store.ts: int8 as numbers, the statement
  * timeout), so lastOfMember is the same prepared statement, search the same unprepared text,
  * findByDisplay the same key query. One difference: idle connections close after 2 s, not 60 —
  * a run starts many servers on one shared PostgreSQL (max_connections 100 here), and the

@@ -15,8 +15,8 @@
 
 import type { ImportWriter } from '../src/import/import.port.js';
 import { fileSource, importRecords } from '../src/io/import/run-import.js';
-import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
-import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { PostgresStore } from '../src/storage/postgres/store.js';
+import { SqliteStore } from '../src/storage/sqlite/store.js';
 import type { Store } from '../src/store.js';
 
 const [flag, where, file] = process.argv.slice(2);

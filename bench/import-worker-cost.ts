@@ -19,8 +19,8 @@ import { median } from './lib.js';
 
 const LEADS = Number(process.argv[2] ?? 100_000);
 const ROUNDS = Number(process.argv[3] ?? 5);
-const DIST = fileURLToPath(new URL('../dist/domain/', import.meta.url));
-const WORKER = join(DIST, 'import-worker.js');
+const DIST = fileURLToPath(new URL('../dist/io/import/', import.meta.url));
+const WORKER = join(DIST, 'worker.js');
 if (!existsSync(WORKER)) {
   console.error(`no ${WORKER}: run \`npm run build\` first`);
   process.exit(2);
@@ -53,8 +53,8 @@ async function startOnce(): Promise<{ ms: number; rssMiB: number }> {
 /** One import of `file` into a fresh store, in a process of its own: seconds and peak RSS (MiB). */
 function importOnce(file: string, db: string, worker: boolean): { seconds: number; peakMiB: number } {
   const script = `
-    const { importRecords, fileSource } = await import(${JSON.stringify(join(DIST, 'import.js'))});
-    const { SqliteStore } = await import(${JSON.stringify(join(DIST, '..', 'storage', 'sqlite', 'sqlite-store.js'))});
+    const { importRecords, fileSource } = await import(${JSON.stringify(join(DIST, 'run-import.js'))});
+    const { SqliteStore } = await import(${JSON.stringify(join(DIST, '..', '..', 'storage', 'sqlite', 'store.js'))});
     const store = SqliteStore.open(${JSON.stringify(db)});
     await store.migrate();
     const t0 = performance.now();

@@ -25,7 +25,7 @@ export async function code(
   root: string,
   seed: { teams: number; membersPerTeam: number; leads: number },
 ): Promise<Code> {
-  const { SqliteStore } = await import(join(root, 'src/storage/sqlite/sqlite-store.ts'));
+  const { SqliteStore } = await import(join(root, 'src/storage/sqlite/store.ts'));
   const { seedStore } = await import(join(root, 'src/cli/seed.ts'));
   return {
     open: (path) => SqliteStore.open(path),

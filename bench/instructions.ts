@@ -26,8 +26,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createKey } from '../src/keys/create-key.js';
-import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
-import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { PostgresStore } from '../src/storage/postgres/store.js';
+import { SqliteStore } from '../src/storage/sqlite/store.js';
 import { BIN, freePort, median, SERVER_ENV } from './lib.js';
 
 const [flag, where, requestsArg = '10000'] = process.argv.slice(2);

@@ -1,5 +1,5 @@
 /**
- * What the SQLite key memory's per-request check costs (issue 16; src/storage/sqlite/sqlite-keys.ts
+ * What the SQLite key memory's per-request check costs (issue 16; src/storage/sqlite/keys.ts
  * `stamp()`): the file's `data_version` and this connection's `total_changes()`, read as one SELECT
  * over the `pragma_data_version` table function (before fdd7191) or as two plain statements
  * (since), beside the ideal reference's `PRAGMA data_version` alone. 200,000 calls each, three

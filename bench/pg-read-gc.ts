@@ -9,7 +9,7 @@
  */
 import { PerformanceObserver } from 'node:perf_hooks';
 import postgres from 'postgres';
-import { PG_LEAD_QUERIES } from '../src/storage/postgres/postgres-leads.js';
+import { PG_LEAD_QUERIES } from '../src/storage/postgres/leads.js';
 import { quantile } from './load.js';
 
 const [url, pageArg = '1000', passesArg = '5'] = process.argv.slice(2);

@@ -16,7 +16,7 @@ import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { createKey } from '../src/keys/create-key.js';
 import { LEAD_COLUMNS } from '../src/storage/rows.js';
-import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { SqliteStore } from '../src/storage/sqlite/store.js';
 import { BIN, freePort, SERVER_ENV, startPinned, stop } from './lib.js';
 import { readAll } from './load.js';
 

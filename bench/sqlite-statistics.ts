@@ -19,7 +19,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { LEAD_QUERIES } from '../src/storage/sqlite/sqlite-leads.js';
+import { LEAD_QUERIES } from '../src/storage/sqlite/leads.js';
 import { median } from './lib.js';
 
 const [source, mode] = process.argv.slice(2);

@@ -19,8 +19,8 @@ import postgres from 'postgres';
 import { loadWebhookConfig } from '../src/config.js';
 import { DeliveryLoop } from '../src/delivery/loop.js';
 import { importRecords } from '../src/io/import/run-import.js';
-import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
-import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { PostgresStore } from '../src/storage/postgres/store.js';
+import { SqliteStore } from '../src/storage/sqlite/store.js';
 import type { Store } from '../src/store.js';
 
 const engine = (process.argv[2] ?? 'sqlite') as 'sqlite' | 'postgres';

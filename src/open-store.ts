@@ -1,10 +1,6 @@
-import {
-  DEFAULT_POSTGRES_OPTIONS,
-  type PostgresOptions,
-  PostgresStore,
-} from './storage/postgres/postgres-store.js';
-import { backupSqlite } from './storage/sqlite/sqlite-backup.js';
-import { SqliteStore } from './storage/sqlite/sqlite-store.js';
+import { DEFAULT_POSTGRES_OPTIONS, type PostgresOptions, PostgresStore } from './storage/postgres/store.js';
+import { backupSqlite } from './storage/sqlite/backup.js';
+import { SqliteStore } from './storage/sqlite/store.js';
 import type { Store } from './store.js';
 
 export interface StoreLocation {
@@ -32,7 +28,7 @@ export async function openStore(
   return SqliteStore.open(location.dbPath);
 }
 
-/** An online, consistent copy of a SQLite store's file (`leadline backup`; sqlite-backup.ts). */
+/** An online, consistent copy of a SQLite store's file (`leadline backup`; storage/sqlite/backup.ts). */
 export function backupStoreFile(dbPath: string, destination: string): Promise<{ pages: number }> {
   return backupSqlite(dbPath, destination);
 }

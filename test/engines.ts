@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import postgres from 'postgres';
 import type { StoreLocation } from '../src/open-store.js';
-import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
+import { PostgresStore } from '../src/storage/postgres/store.js';
 import type { Store } from '../src/store.js';
 import { makeStore } from './helpers.js';
 

@@ -7,7 +7,7 @@ import { buildApp } from '../src/app.js';
 import { type Config, loadConfig } from '../src/config.js';
 import { type ImportSummary, importRecords } from '../src/io/import/run-import.js';
 import { type CreateKeyInput, createKey } from '../src/keys/create-key.js';
-import { SqliteStore } from '../src/storage/sqlite/sqlite-store.js';
+import { SqliteStore } from '../src/storage/sqlite/store.js';
 import type { Store } from '../src/store.js';
 
 /** A fresh, migrated store in its own temporary directory; `cleanup` removes both. */

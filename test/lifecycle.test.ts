@@ -59,7 +59,7 @@ describe('logs (issue 2 §7: structured, without PII; §5: keys never logged)', 
 
   test('every level: no key, e-mail, phone number or coordinate in any log line', async () => {
     const ownerKey = await (async () => {
-      const { SqliteStore } = await import('../src/storage/sqlite/sqlite-store.js');
+      const { SqliteStore } = await import('../src/storage/sqlite/store.js');
       const store = SqliteStore.open(path);
       try {
         return await keyFor(store, { member: 2, legacyV1: true });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
-import { KEY_MEMORY_MS } from '../src/storage/postgres/postgres-keys.js';
+import { KEY_MEMORY_MS } from '../src/storage/postgres/keys.js';
 import { type EngineStore, makeEngineStore, testDatabaseUrl } from './engines.js';
 import { auth, eventually, keyFor, load } from './helpers.js';
 import { METRICS_TOKEN, parseExposition, sampleSum } from './metrics/scrape.js';

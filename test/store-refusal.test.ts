@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
-import { PostgresStore } from '../src/storage/postgres/postgres-store.js';
+import { PostgresStore } from '../src/storage/postgres/store.js';
 import { testDatabaseUrl } from './engines.js';
 import { auth, keyFor, load } from './helpers.js';
 import { type ServerProcess, startServerProcess, stopAll } from './server-process.js';

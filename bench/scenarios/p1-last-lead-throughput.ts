@@ -15,8 +15,8 @@
  */
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
-import { PG_LEAD_QUERIES } from '../../src/storage/postgres/postgres-leads.js';
-import { LEAD_QUERIES } from '../../src/storage/sqlite/sqlite-leads.js';
+import { PG_LEAD_QUERIES } from '../../src/storage/postgres/leads.js';
+import { LEAD_QUERIES } from '../../src/storage/sqlite/leads.js';
 import { ENGINES, type Engine, MAIN, SECONDS } from '../harness/config.js';
 import { add, engineName, f2, int, med, type Row, samples, sizeName } from '../harness/figures.js';
 import { idealOf } from '../harness/ideals.js';

@@ -4,7 +4,7 @@ import type { CounterChild, HistogramChild } from '../metrics/series.js';
 import { endStoreSpan, startStoreSpan } from '../metrics/tracing.js';
 import type { SharedCounters } from '../rate-limit/shared-counters.js';
 import type { Store } from '../store.js';
-import { PostgresStore } from './postgres/postgres-store.js';
+import { PostgresStore } from './postgres/store.js';
 
 /**
  * The store as the server uses it when metrics or tracing are on: every call of the lead,

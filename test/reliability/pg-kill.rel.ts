@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/storage/postgres/store.js';
 import { keyFor, load } from '../helpers.js';
 import { startServerProcess, stopAll } from '../server-process.js';
 import { fixtureRecords } from '../v1/fixtures.js';

@@ -8,9 +8,9 @@ import Database from 'better-sqlite3';
 import postgres from 'postgres';
 import { createSignInLink, openSession, resumeSession } from '../../src/console/sign-in.js';
 import { migrate as migratePg } from '../../src/storage/postgres/migrations.js';
-import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/storage/postgres/store.js';
 import { migrate as migrateSqlite } from '../../src/storage/sqlite/migrations.js';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import type { Store } from '../../src/store.js';
 import { enginesUnderTest, schemaUrl, testDatabaseUrl } from '../engines.js';
 

@@ -6,7 +6,7 @@ import { load } from '../helpers.js';
 
 /**
  * A PostgreSQL import sends each batch's columns as one text per column that the server splits
- * at a control character (U+001F between values, U+001E for NULL; postgres-import.ts `column`).
+ * at a control character (U+001F between values, U+001E for NULL; storage/postgres/import.ts `column`).
  * Values holding those characters, NULLs, and a column that is a single empty string must arrive
  * exactly as an array literal would have brought them.
  */

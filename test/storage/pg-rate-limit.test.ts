@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import postgres, { type Sql } from 'postgres';
 import { SharedRateLimiter } from '../../src/rate-limit/shared-counters.js';
-import { PostgresRateCounters } from '../../src/storage/postgres/postgres-rate-limit.js';
+import { PostgresRateCounters } from '../../src/storage/postgres/rate-limit.js';
 import { makeEngineStore, testDatabaseUrl } from '../engines.js';
 
 /**

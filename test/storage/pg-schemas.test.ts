@@ -5,7 +5,7 @@ import postgres from 'postgres';
 import type { LeadFilter } from '../../src/leads/leads.port.js';
 import { fold } from '../../src/leads/text.js';
 import { migrate } from '../../src/storage/postgres/migrations.js';
-import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
+import { PostgresStore } from '../../src/storage/postgres/store.js';
 import { trigramSchema } from '../../src/storage/postgres/trigram.js';
 import type { Store } from '../../src/store.js';
 import { type EngineStore, makeEngineStore, schemaUrl, testDatabaseUrl } from '../engines.js';

@@ -3,7 +3,7 @@ import { chmodSync, closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import { leadline } from '../cli/cli.js';
 import { startServerProcess, stopAll } from '../server-process.js';
 

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createKey } from '../../src/keys/create-key.js';
 import { displayPrefix } from '../../src/keys/token.js';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import type { Store } from '../../src/store.js';
 import { load, makeStore } from '../helpers.js';
 

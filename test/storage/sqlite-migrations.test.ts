@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import { LATEST_VERSION, migrate } from '../../src/storage/sqlite/migrations.js';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import { MigrationError } from '../../src/store.js';
 import { makeStore } from '../helpers.js';
 

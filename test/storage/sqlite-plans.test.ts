@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { LeadFilter, LeadScope } from '../../src/leads/leads.port.js';
-import { LEAD_QUERIES } from '../../src/storage/sqlite/sqlite-leads.js';
-import { byUuidQuery, changesQuery, searchQuery } from '../../src/storage/sqlite/sqlite-search.js';
+import { LEAD_QUERIES } from '../../src/storage/sqlite/leads.js';
+import { byUuidQuery, changesQuery, searchQuery } from '../../src/storage/sqlite/search.js';
 import { load, makeStore } from '../helpers.js';
 
 /**

@@ -9,15 +9,15 @@ import postgres from 'postgres';
 import type { NewLead } from '../../src/leads/leads.port.js';
 import { leadText, searchable } from '../../src/leads/text.js';
 import { migrate as migratePg } from '../../src/storage/postgres/migrations.js';
-import { PostgresStore } from '../../src/storage/postgres/postgres-store.js';
-import { migrate as migrateSqlite } from '../../src/storage/sqlite/migrations.js';
+import { PostgresStore } from '../../src/storage/postgres/store.js';
 import {
   INSERT_LEAD_TEXT,
   LEAD_INSERT,
   leadTextValues,
   leadValues,
-} from '../../src/storage/sqlite/sqlite-lead-writes.js';
-import { SqliteStore } from '../../src/storage/sqlite/sqlite-store.js';
+} from '../../src/storage/sqlite/lead-writes.js';
+import { migrate as migrateSqlite } from '../../src/storage/sqlite/migrations.js';
+import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import type { Store } from '../../src/store.js';
 import { enginesUnderTest, schemaUrl, testDatabaseUrl } from '../engines.js';
 import { load } from '../helpers.js';

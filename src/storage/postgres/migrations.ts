@@ -2,7 +2,7 @@ import type { Sql, TransactionSql } from 'postgres';
 import { hasEmail, leadText } from '../../leads/text.js';
 import type { MigrationReport } from '../../store.js';
 import { MigrationError } from '../../store.js';
-import { searchText, textColumns } from './postgres-text.js';
+import { searchText, textColumns } from './text.js';
 import { ensureTrigram } from './trigram.js';
 
 interface Migration {
@@ -250,7 +250,7 @@ const MIGRATIONS: Migration[] = [
     version: 6,
     name: 'webhook-deliveries',
     // As SQLite's migration 6. Instances claim due deliveries with FOR UPDATE SKIP LOCKED and
-    // lease them by moving next_attempt_at (postgres-deliveries.ts).
+    // lease them by moving next_attempt_at (deliveries.ts).
     sql: `
       CREATE TABLE webhook_deliveries (
         id bigserial PRIMARY KEY,

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { MigrationReport } from '../../store.js';
 import { MigrationError } from '../../store.js';
-import { backfillLeadText } from './sqlite-lead-writes.js';
+import { backfillLeadText } from './lead-writes.js';
 
 /**
  * Versioned schema of the embedded store. Append only: a released migration never changes.
@@ -150,7 +150,7 @@ const MIGRATIONS: Migration[] = [
     name: 'contentless-lead-text',
     // lead_text made a store twice the size of its leads (bench/RESULTS.md): it kept a copy of
     // the text and each trigram's positions. Searches only ask it which leads have which trigrams
-    // in which fields, and check each candidate against the lead's own text (sqlite-search.ts):
+    // in which fields, and check each candidate against the lead's own text (search.ts):
     // contentless (the text is re-derived from `leads`), detail=column (no positions).
     // contentless_delete: a replaced lead's row goes by rowid, without its old text. Rebuilt from
     // `leads`; the old table's pages stay free in the file until a VACUUM (docs/scaling.md).

@@ -4,18 +4,18 @@ import type { ImportWriter } from '../../import/import.port.js';
 import { FUZZY_THRESHOLD } from '../../leads/text.js';
 import type { SharedCounters } from '../../rate-limit/shared-counters.js';
 import type { MigrationReport, Store } from '../../store.js';
+import { PostgresConsoleStore } from './console.js';
+import { PostgresDeliveryStore } from './deliveries.js';
+import { PostgresDirectoryStore } from './directory.js';
+import { PostgresImportWriter } from './import.js';
+import { KEYS_CHANNEL, PostgresKeyStore } from './keys.js';
+import { PostgresLeadStore } from './leads.js';
 import { migrate } from './migrations.js';
-import { PostgresConsoleStore } from './postgres-console.js';
-import { PostgresDeliveryStore } from './postgres-deliveries.js';
-import { PostgresDirectoryStore } from './postgres-directory.js';
-import { PostgresImportWriter } from './postgres-import.js';
-import { KEYS_CHANNEL, PostgresKeyStore } from './postgres-keys.js';
-import { PostgresLeadStore } from './postgres-leads.js';
-import { PostgresRateCounters } from './postgres-rate-limit.js';
-import { PostgresRetirementStore } from './postgres-retirement.js';
-import { PostgresWebhookStore } from './postgres-webhooks.js';
+import { PostgresRateCounters } from './rate-limit.js';
 import { ReplicaRouter, type ReplicaState } from './replica.js';
+import { PostgresRetirementStore } from './retirement.js';
 import { TrigramSchema } from './trigram.js';
+import { PostgresWebhookStore } from './webhooks.js';
 
 export interface PostgresOptions {
   /** Most connections this instance opens (the pool is bounded). */
@@ -115,7 +115,7 @@ export class PostgresStore implements Store {
     return this.replica?.router.lagSeconds() ?? null;
   }
 
-  /** Counters in the database, so a per-key limit holds across every instance (postgres-rate-limit.ts). */
+  /** Counters in the database, so a per-key limit holds across every instance (rate-limit.ts). */
   rateCounters(windowSeconds: number): SharedCounters {
     return new PostgresRateCounters(this.sql, windowSeconds);
   }

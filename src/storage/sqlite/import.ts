@@ -3,15 +3,15 @@ import type { Member, Subteam, Team } from '../../directory/directory.js';
 import type { ImportWriter, StagedRecord } from '../../import/import.port.js';
 import type { Collector, NewLead } from '../../leads/leads.port.js';
 import { uuid7 } from '../../shared/uuid7.js';
-import { toMember } from './sqlite-directory.js';
+import { toMember } from './directory.js';
 import {
   DELETE_LEAD_TEXT,
   INSERT_LEAD_TEXT,
   LEAD_INSERT,
   leadTextValues,
   leadValues,
-} from './sqlite-lead-writes.js';
-import { INSERT_EVENT, WANTS_LEAD_CREATED } from './sqlite-webhooks.js';
+} from './lead-writes.js';
+import { INSERT_EVENT, WANTS_LEAD_CREATED } from './webhooks.js';
 
 const STAGE_BATCH = 1000;
 

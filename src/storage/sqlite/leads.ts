@@ -15,8 +15,8 @@ import type {
   SearchPosition,
 } from '../../leads/leads.port.js';
 import { LEAD_COLUMNS, type LeadRow, leadColumns, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
-import { SqliteLeadCreator } from './sqlite-create.js';
-import { SUBTEAM_ACCESS } from './sqlite-directory.js';
+import { SqliteLeadCreator } from './create.js';
+import { SUBTEAM_ACCESS } from './directory.js';
 import {
   byUuidQuery,
   changesQuery,
@@ -24,7 +24,7 @@ import {
   registerTextFunctions,
   StatementCache,
   searchQuery,
-} from './sqlite-search.js';
+} from './search.js';
 
 /**
  * The lead's columns, the collector's e-mail read by a look-up per row instead of a join to

@@ -5,8 +5,8 @@ import type { Collector, NewLead } from '../../leads/leads.port.js';
 import { foldedText } from '../../leads/text.js';
 import { uuid7 } from '../../shared/uuid7.js';
 import { wantsLeadCreated } from '../endpoint-rows.js';
-import { type PgMemberRow, pgToMember } from './postgres-directory.js';
-import { searchText, textColumns } from './postgres-text.js';
+import { type PgMemberRow, pgToMember } from './directory.js';
+import { searchText, textColumns } from './text.js';
 
 const STAGE_BATCH = 1000;
 

@@ -19,7 +19,7 @@ import { uuid7 } from '../../shared/uuid7.js';
 import { wantsLeadCreated } from '../endpoint-rows.js';
 import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
 import { LEAD_COLUMNS, type LeadRow, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
-import { PG_SUBTEAM_ACCESS } from './postgres-directory.js';
+import { PG_SUBTEAM_ACCESS } from './directory.js';
 import {
   byUuidQuery,
   changesQuery,
@@ -28,8 +28,8 @@ import {
   parseFeedPosition,
   type Query,
   searchQuery,
-} from './postgres-search.js';
-import { searchText } from './postgres-text.js';
+} from './search.js';
+import { searchText } from './text.js';
 import type { TrigramSchema } from './trigram.js';
 
 /** Leads per PostgreSQL range query: ten v1 batches a round trip. */

@@ -3,16 +3,16 @@ import Database from 'better-sqlite3';
 import type { ImportWriter } from '../../import/import.port.js';
 import type { MigrationReport, Store } from '../../store.js';
 import { MigrationError } from '../../store.js';
+import { SqliteConsoleStore } from './console.js';
+import { SqliteDeliveryStore } from './deliveries.js';
+import { SqliteDirectoryStore } from './directory.js';
+import { createStoreFile } from './file.js';
+import { SqliteImportWriter } from './import.js';
+import { SqliteKeyStore } from './keys.js';
+import { SqliteLeadStore } from './leads.js';
 import { LATEST_VERSION, migrate } from './migrations.js';
-import { SqliteConsoleStore } from './sqlite-console.js';
-import { SqliteDeliveryStore } from './sqlite-deliveries.js';
-import { SqliteDirectoryStore } from './sqlite-directory.js';
-import { createStoreFile } from './sqlite-file.js';
-import { SqliteImportWriter } from './sqlite-import.js';
-import { SqliteKeyStore } from './sqlite-keys.js';
-import { SqliteLeadStore } from './sqlite-leads.js';
-import { SqliteRetirementStore } from './sqlite-retirement.js';
-import { SqliteWebhookStore } from './sqlite-webhooks.js';
+import { SqliteRetirementStore } from './retirement.js';
+import { SqliteWebhookStore } from './webhooks.js';
 
 /**
  * The embedded store: one SQLite file, WAL so readers never wait for the writer, prepared
@@ -32,7 +32,7 @@ export class SqliteStore implements Store {
 
   private constructor(private readonly db: Database.Database) {}
 
-  /** Opens (creating if needed, owner-only: sqlite-file.ts) the file. Call `migrate()` before using the stores. */
+  /** Opens (creating if needed, owner-only: file.ts) the file. Call `migrate()` before using the stores. */
   static open(path: string): SqliteStore {
     createStoreFile(path);
     const db = new Database(path);

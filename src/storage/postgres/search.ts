@@ -1,7 +1,7 @@
 import type { LeadFilter, LeadScope, SearchPosition, TextClause } from '../../leads/leads.port.js';
 import { FUZZY_THRESHOLD } from '../../leads/text.js';
 import { LEAD_COLUMNS } from '../rows.js';
-import { textFieldIndex } from './postgres-text.js';
+import { textFieldIndex } from './text.js';
 
 /**
  * The v2 read queries. Their text is assembled from fixed fragments only; every value travels as

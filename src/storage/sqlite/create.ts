@@ -4,8 +4,8 @@ import type { CreateResult, IdempotencyClaim, NewLead } from '../../leads/leads.
 import { uuid7 } from '../../shared/uuid7.js';
 import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
 import { LEAD_COLUMNS, type LeadRow, toLead } from '../rows.js';
-import { INSERT_LEAD_TEXT, LEAD_INSERT, leadTextValues, leadValues } from './sqlite-lead-writes.js';
-import { INSERT_LEAD_CREATED } from './sqlite-webhooks.js';
+import { INSERT_LEAD_TEXT, LEAD_INSERT, leadTextValues, leadValues } from './lead-writes.js';
+import { INSERT_LEAD_CREATED } from './webhooks.js';
 
 /** How long an `Idempotency-Key` is remembered: after that the key is free again. */
 export const CLAIM_TTL_MS = 24 * 60 * 60 * 1000;
