@@ -80,7 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       }
       return sendProblem(reply, config.publicUrl, 'invalid-request', 'The request path could not be read.');
     },
-    // Lenient with old clients (v1-contract): `/getLastLead/` and `//getLastLead` are the same operation.
+    // Lenient with old clients (docs/v1-reference.md, R9 in docs/reliability.md): `/getLastLead/` and `//getLastLead` are the same operation.
     routerOptions: { ignoreTrailingSlash: true, ignoreDuplicateSlashes: true },
   }) as unknown as FastifyInstance;
 

@@ -181,7 +181,7 @@ export function tracingSettings(env: Env = process.env, problems: string[] = [])
 /**
  * The public URL when LEADLINE_PUBLIC_URL is not set: the service on this machine, by the host
  * name it listens on — `localhost` and `127.0.0.1` are two origins to a browser, and a console
- * session made on one is signed out on the other (issue 37). A wildcard address (`0.0.0.0`,
+ * session made on one is signed out on the other. A wildcard address (`0.0.0.0`,
  * `::`) is no address to browse: the loopback one, which it accepts, stands for it.
  */
 export function defaultPublicUrl(host: string, port: number): string {
@@ -264,7 +264,7 @@ function importSettings(int: IntReader): ImportConfig {
 export interface WebhookConfig {
   /** `http` and private, loopback and link-local addresses allowed (on-premises receivers, tests). */
   allowPrivate: boolean;
-  /** The only ports endpoint URLs may name (issue 36); null: any port. */
+  /** The only ports endpoint URLs may name (docs/webhooks.md "Where webhooks may go"); null: any port. */
   ports: readonly number[] | null;
   /** AES-256 key sealing endpoint secrets in the store; null: secrets stored as they are. */
   secretKey: Buffer | null;
@@ -279,11 +279,11 @@ export interface WebhookConfig {
   /** Deliveries one instance has in flight at once. */
   concurrency: number;
   /**
-   * Of those, at most this many for one team (issue 36): a team whose receivers stall holds no
+   * Of those, at most this many for one team (docs/webhooks.md "One team cannot hold up the others"): a team whose receivers stall holds no
    * more than this many slots, and the others stay free for every other team.
    */
   teamConcurrency: number;
-  /** Endpoints one team may register (issue 36). */
+  /** Endpoints one team may register (docs/webhooks.md "Limits and figures"). */
   maxEndpoints: number;
 }
 

@@ -49,7 +49,7 @@ export function createLogger(
 type LogMethod = (this: Logger, ...args: unknown[]) => void;
 
 /**
- * On a terminal a request is one line — method, route pattern, status, time (issue 37 §7) — where
+ * On a terminal a request is one line — method, route pattern, status, time (README, "Logs") — where
  * Fastify writes two entries, `incoming request` and `request completed`, whose objects
  * pino-pretty spreads over ~13 lines. Every other entry is written as it comes. Off a terminal
  * this hook is not installed: the JSON lines keep both entries and their fields.

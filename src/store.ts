@@ -28,7 +28,7 @@ export interface Store {
   readonly keys: KeyStore;
   readonly retirement: RetirementStore;
   readonly webhooks: WebhookStore;
-  /** The admin console's sign-in links and sessions (issue 15). */
+  /** The admin console's sign-in links and sessions (docs/console.md). */
   readonly console: ConsoleStore;
   readonly deliveries: DeliveryStore;
   /**

@@ -1,5 +1,5 @@
 /**
- * The console's sign-in links and sessions (issue 15), kept in the store so every instance
+ * The console's sign-in links and sessions (docs/console.md), kept in the store so every instance
  * behind a load balancer honours the same ones. Both are known by the SHA-256 of their random
  * token only: a copy of the store signs no one in. `memberId` null: the operator.
  */

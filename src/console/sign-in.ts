@@ -3,7 +3,7 @@ import type { Member } from '../directory/directory.js';
 import type { Store } from '../store.js';
 
 /**
- * Signing in to the console (issue 15 §1): `leadline console link` makes a single-use link for a
+ * Signing in to the console (docs/console.md "Signing in"): `leadline console link` makes a single-use link for a
  * team admin or the operator; opening it starts a server-side session that ends after a spell
  * of idleness, at its lifetime's end however active (`LEADLINE_CONSOLE_SESSION_MAX_HOURS`), or at
  * sign-out. Tokens are 32 random bytes in hex (no `llk_` can appear in them, so

@@ -25,7 +25,7 @@ const OPENED_SECRETS = 1_000;
 const START_WITHIN_MS = CLAIM_LEASE_MS / 2;
 
 /**
- * The delivery loop `leadline serve` runs (issue 13 §4): dispatches outbox events to their
+ * The delivery loop `leadline serve` runs (docs/webhooks.md "Delivery"): dispatches outbox events to their
  * endpoints, claims due deliveries, attempts each (at most `concurrency` in flight) and records
  * the outcome. Every instance on PostgreSQL runs one: the store's claims never hand the same
  * delivery to two of them. Idle, it looks for work every `pollMs`.
@@ -41,7 +41,7 @@ const START_WITHIN_MS = CLAIM_LEASE_MS / 2;
  * An attempt a crash leaves unrecorded, like one the store failed to record, and a delivery
  * claimed and not started, are attempted again when their lease runs out: at least once.
  *
- * One team cannot take the loop from the others (issue 36): every attempt ends within its
+ * One team cannot take the loop from the others (docs/reliability.md R20–R22): every attempt ends within its
  * deadline (send.ts); a team has at most `teamConcurrency` attempts in flight and as many
  * claimed ahead, and claims take each team's oldest due deliveries, so another team's backlog
  * never stands in front of them; a batch the store refuses is recorded one attempt at a time.

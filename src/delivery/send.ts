@@ -15,12 +15,12 @@ import {
 } from '../webhooks/delivery.js';
 
 /**
- * One attempt of one delivery over HTTP (issue 13 §2, §6): the body signed per Standard Webhooks
+ * One attempt of one delivery over HTTP (docs/webhooks.md "Delivery", "Where webhooks may go"): the body signed per Standard Webhooks
  * by the `standardwebhooks` library with every secret that signs now; connections only to
  * addresses the policy allows — checked on what the resolver returns and again on the socket's
  * remote address —; no redirects followed (node:http never follows); the answer read up to a cap.
  *
- * An attempt ends within its deadline whatever the receiver does (issue 36): one timer covers the
+ * An attempt ends within its deadline whatever the receiver does (docs/reliability.md R20): one timer covers the
  * connection, the status line and the whole answer, and settles the attempt itself instead of
  * waiting for the socket's events — a response destroyed without an error emits neither `end`
  * nor `error` on Node 20, which once left an attempt, and its slot in the loop, unsettled.

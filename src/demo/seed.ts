@@ -327,7 +327,7 @@ function makeLead(plan: Plan, i: number): Rec {
 }
 
 /**
- * Realistic synthetic data as NDJSON import records (import-format.md): teams, members,
+ * Realistic synthetic data as NDJSON import records (docs/import-format.md): teams, members,
  * subteams, then leads. Deterministic for the same options; memory does not grow with `leads`.
  */
 export function* seedRecords(opts: SeedOptions): Generator<string> {

@@ -1,7 +1,7 @@
 import { AppError, invalidParams } from '../shared/errors.js';
 import type { Caller } from './directory.js';
 
-/** Team-wide operations need a team admin's key (v1-contract C2). */
+/** Team-wide operations need a team admin's key (docs/v1-reference.md C2). */
 export function requireTeamAdmin(caller: Caller): void {
   if (caller.role !== 'admin') {
     throw new AppError(
@@ -32,7 +32,7 @@ export interface Scope {
 
 /**
  * Every lead the caller may see (v2 changes and get-by-id): a team admin the whole team; anyone
- * else their own leads and those of the subteams they administer (v1-contract C2).
+ * else their own leads and those of the subteams they administer (docs/v1-reference.md C2).
  */
 export async function visibleScope(caller: Caller, directory: ScopeDirectory): Promise<Scope> {
   if (caller.role === 'admin') return { teamId: caller.teamId };

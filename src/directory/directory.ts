@@ -1,4 +1,4 @@
-/** Teams, members and subteams: who collects leads and who may read them (v1-contract C2). */
+/** Teams, members and subteams: who collects leads and who may read them (docs/v1-reference.md C2). */
 export type Role = 'admin' | 'member';
 
 export interface Team {

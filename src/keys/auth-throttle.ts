@@ -2,7 +2,7 @@
 const KNOWN_REFRESH_MS = 1_000;
 
 /**
- * Repeated authentication failures from one client address are throttled (issue 7 R7, issue 21
+ * Repeated authentication failures from one client address are throttled (docs/reliability.md R7,
  * R10): after `limit` failures within a window the address is throttled until the window ends.
  * Guessing keys gets slow, and a client stuck with a revoked key stops hammering the store.
  *
@@ -63,7 +63,7 @@ export class AuthFailureThrottle {
   /**
    * A key that authenticated (the oldest entry goes when the set is full). A key already seen
    * within the last second keeps its entry as it is: a busy key would otherwise be taken out and
-   * put back on every request (issue 16), and a second is nothing beside `knownForMs`.
+   * put back on every request (bench/RESULTS.md), and a second is nothing beside `knownForMs`.
    */
   succeeded(keyHash: string, now: number): void {
     const seen = this.known.get(keyHash);

@@ -46,7 +46,7 @@ export function isWellFormedKey(candidate: string): boolean {
 }
 
 /**
- * The key an `Authorization` header presents — `<key>` or `Bearer <key>` (v1-contract C2) — or
+ * The key an `Authorization` header presents — `<key>` or `Bearer <key>` (docs/v1-reference.md C2) — or
  * null when it holds none that is well-formed.
  */
 export function presentedKey(header: string | undefined): string | null {

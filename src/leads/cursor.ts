@@ -15,7 +15,7 @@ import { AppError } from '../shared/errors.js';
  * the keyset position (`p`). The team and fingerprint make a cursor replayed by another team or
  * with other filters a 400, never a page of something else.
  *
- * Sealed (format 2, issued since issue 21): AES-256-GCM, so a cursor is unforgeable *and*
+ * Sealed (format 2; docs/reliability.md R15): AES-256-GCM, so a cursor is unforgeable *and*
  * unreadable — the position holds the store-wide sequence (and on PostgreSQL a transaction id),
  * which would tell one team how many leads every team stores. Each cursor has its own key,
  * HKDF-SHA256 (RFC 5869) of the store's secret with a random 16-byte salt: GCM's 96-bit random

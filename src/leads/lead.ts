@@ -6,7 +6,7 @@ import type { LeadSource } from '../schemas/lead-vocabulary.js';
  * The columns the service reasons about (identity, time, collector, consent, coordinates) are
  * typed fields. Every other v1 member (`name`, `company`, `crm`, …) is kept verbatim in
  * `fields`, a JSON object text: that is what makes an imported lead come back byte-for-byte
- * (v1-contract C1, round trip), and lets the v1 hot path emit a lead without parsing it.
+ * (docs/v1-reference.md C1, round trip), and lets the v1 hot path emit a lead without parsing it.
  */
 export type LeadKind = 'connection' | 'scan';
 

@@ -1,5 +1,5 @@
 /**
- * The `time` display label written for a lead that arrives without one (v1-contract C1):
+ * The `time` display label written for a lead that arrives without one (docs/v1-reference.md C1):
  * `YYYY-MM-DD HH:mm:ss` in the collector's team time zone.
  */
 const formatters = new Map<string, Intl.DateTimeFormat>();

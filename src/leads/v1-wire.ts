@@ -1,7 +1,7 @@
 import type { Lead } from './lead.js';
 
 /**
- * Lead → v1 wire JSON text (v1-contract C1).
+ * Lead → v1 wire JSON text (docs/v1-reference.md C1).
  *
  * Built by concatenation rather than `JSON.stringify` of an object: `fields` is already JSON
  * text, so a lead is emitted without being parsed. `lat`/`long` are emitted only with consent.

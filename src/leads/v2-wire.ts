@@ -43,7 +43,7 @@ export function leadToV2(lead: Lead): V2Lead {
   const fullContact = (fields.fullContact ?? {}) as { twitter?: unknown };
   const name = text(fields.name);
   const split = name === null ? { first: null, last: null } : splitName(name);
-  // Coordinates only with consent (v1-contract C1 holds in v2 too).
+  // Coordinates only with consent (docs/v1-reference.md C1 holds in v2 too).
   const latitude = lead.locationShared ? degrees(lead.lat) : null;
   const longitude = lead.locationShared ? degrees(lead.long) : null;
   const label = text(fields.location);

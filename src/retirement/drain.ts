@@ -4,7 +4,7 @@ import type { UsageRow } from './usage.js';
 import { utcDay } from './usage.js';
 
 /**
- * How v1 drains, as the console shows it (issue 15 §3): calls per day by operation, the share of
+ * How v1 drains, as the console shows it (docs/console.md "Views"): calls per day by operation, the share of
  * keys that have moved off v1, and the retirement's dates on one timeline. Built from the same
  * report as `leadline v1 report`.
  */

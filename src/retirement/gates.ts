@@ -2,7 +2,7 @@ import type { Caller } from '../directory/directory.js';
 import { AppError } from '../shared/errors.js';
 
 /**
- * The retirement of v1 (v1-contract C7; v2-and-lifecycle "Retirement machinery"): after the
+ * The retirement of v1 (docs/v1-reference.md C7; docs/v2.md): after the
  * sunset every v1 call is gone; during a brownout window the calls it covers are gone for the
  * window; after the freeze, keys made since without a legacy grant are refused. Each refusal
  * tells the client what to do instead.

@@ -3,12 +3,12 @@ import { type UsageRow, utcDay } from './usage.js';
 
 /**
  * "Who still calls v1?" — the report of `leadline v1 report` and the admin API
- * (v2-and-lifecycle, exact JSON shape). Per key: v1 calls in the window, by operation, the
+ * (docs/cli.md "v1 report", exact JSON shape). Per key: v1 calls in the window, by operation, the
  * last v1 call ever and its user agent, v2 calls in the window, and a status:
  * `on-v1` (a v1 call served in the window), `refused` (v1 calls in the window, every one
  * refused), `migrated` (v1 calls, all before the window), `v2-only` (v2 calls, never v1) or
  * `unused`. A call is served when its status is below 400; refused otherwise — the freeze's 403,
- * a brownout's or the sunset's 410, and any other error the key got (issue 22 §8).
+ * a brownout's or the sunset's 410, and any other error the key got (docs/cli.md "v1 report").
  */
 
 export const V1_OPERATION_NAMES = [

@@ -1,5 +1,5 @@
 /**
- * The usage ledger (v1-contract C7, v2-and-lifecycle "Usage ledger"): every API call counted per
+ * The usage ledger (docs/v1-reference.md C7, docs/v2.md): every API call counted per
  * key, version, operation, UTC day and status, with first and last time seen and the user
  * agent. Calls are added up in memory — no store round trip on the request path — and written
  * by `flush` on an interval and at shutdown, as increments, so every instance adds to the same

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 import { V1LeadOptionalMembers } from './v1-lead.js';
 
-/** NDJSON import records (import-format.md). Unknown members are refused, so typos surface. */
+/** NDJSON import records (docs/import-format.md). Unknown members are refused, so typos surface. */
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 /** From the Unix epoch to the end of the ECMAScript Date range: the epochs a v1 range can name (C3). */
 const Epoch = Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000 });

@@ -3,7 +3,7 @@
  * bottom of the layering (domain → schemas), so the schemas import nothing from the domain.
  */
 
-/** How a lead was collected, as v2 names it (v2-and-lifecycle "V2 lead shape"). */
+/** How a lead was collected, as v2 names it (docs/v2.md). */
 export const LEAD_SOURCES = [
   'APP_TO_APP',
   'PROFILE_CONNECTION',

@@ -1,7 +1,7 @@
 import Type from 'typebox';
 
 /**
- * The v1 lead as it travels on the wire (seed "Resources and their fields", v1-contract C1).
+ * The v1 lead as it travels on the wire (docs/v1-reference.md, docs/v1-reference.md C1).
  * Frozen: v1 never gains a field. Used to validate imported leads and, in tests, every lead the
  * service returns.
  */

@@ -2,7 +2,7 @@ import Type, { type Static } from 'typebox';
 import { LEAD_SOURCES, TEXT_FIELDS } from './lead-vocabulary.js';
 
 /**
- * The v2 wire contract (v2-and-lifecycle "V2 interface"): request bodies are closed objects —
+ * The v2 wire contract (docs/v2.md): request bodies are closed objects —
  * an unknown member anywhere is a 400 naming it — and every schema carries the description the
  * OpenAPI document shows.
  */

@@ -1,7 +1,7 @@
 import Type, { type Static } from 'typebox';
 import { V2Lead } from './v2.js';
 
-/** The webhook wire contract (issue 13; docs/webhooks.md): endpoint bodies and the event payload. */
+/** The webhook wire contract (docs/webhooks.md): endpoint bodies and the event payload. */
 
 const Id = Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
 const Url = Type.String({

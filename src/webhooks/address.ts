@@ -1,7 +1,7 @@
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Where webhooks may go (issue 13 §6): `https` to public addresses only, unless the operator
+ * Where webhooks may go (docs/webhooks.md "Where webhooks may go"): `https` to public addresses only, unless the operator
  * allows `http` and private addresses (LEADLINE_WEBHOOK_ALLOW_PRIVATE, for on-premises
  * receivers and tests). Checked at registration on every address the host resolves to, and
  * again at delivery on the address actually connected to (a DNS answer can change in between).
@@ -95,7 +95,7 @@ function ipv6Groups(ip: string): number[] | null {
   return groups.map((h) => Number.parseInt(h, 16));
 }
 
-/** How an operator allows what the public-only rule refuses (issue 37): said wherever it refuses. */
+/** How an operator allows what the public-only rule refuses: said wherever it refuses. */
 const ALLOWED_PRIVATE =
   'allowed only with LEADLINE_WEBHOOK_ALLOW_PRIVATE=true (receivers on your own network)';
 

@@ -1,7 +1,7 @@
 import type { Endpoint, SigningSecrets } from './webhook.js';
 
 /**
- * Delivery rules (issue 13 §4, §5), without I/O: which endpoints an event goes to, when a failed
+ * Delivery rules (docs/webhooks.md "Delivery", "Retries and health"), without I/O: which endpoints an event goes to, when a failed
  * attempt is tried again, and what an attempt's answer means for the endpoint.
  */
 
@@ -11,7 +11,7 @@ export const RETRY_SCHEDULE_MS = [5_000, 300_000, 1_800_000, 7_200_000, 18_000_0
 export const MAX_ATTEMPTS = RETRY_SCHEDULE_MS.length + 1;
 /**
  * A 2xx whose answer has ended within this is a success; anything later is a failed attempt. It
- * bounds the whole attempt: connecting, the status line and the answer (issue 36).
+ * bounds the whole attempt: connecting, the status line and the answer (docs/reliability.md R20).
  */
 export const ATTEMPT_TIMEOUT_MS = 10_000;
 /** Of an answer, this many bytes of UTF-8 are kept with the attempt (storable: no NUL). */
@@ -52,7 +52,7 @@ export interface AttemptResult {
 }
 
 /**
- * How a claim shares the due deliveries between teams (issue 36): at most `perTeam` held by the
+ * How a claim shares the due deliveries between teams (docs/webhooks.md "One team cannot hold up the others"): at most `perTeam` held by the
  * claimer per team — in flight and claimed ahead together — counting what `held` says it holds
  * already. Each team's oldest come first, then the oldest across teams: one team's backlog
  * never stands in front of another team's delivery.

@@ -5,7 +5,7 @@ import { AppError } from '../shared/errors.js';
 import { formatInstant } from '../shared/instant.js';
 
 /**
- * Webhooks (issue 13): the events a team's endpoints receive and the body each is sent with.
+ * Webhooks (docs/webhooks.md): the events a team's endpoints receive and the body each is sent with.
  * An event is written to the outbox in the transaction that stores its lead (storage/), so a
  * lead never exists without its event nor an event without its lead.
  */
@@ -35,7 +35,7 @@ export interface Endpoint {
 }
 
 /**
- * Who created an endpoint (issue 36): a member through the API, with the key it called with, or
+ * Who created an endpoint (docs/webhooks.md "Who created an endpoint"): a member through the API, with the key it called with, or
  * the operator through the CLI. The endpoint does not depend on them: it keeps working when the
  * member leaves the team or the key is revoked, and says so.
  */

@@ -212,7 +212,7 @@ class Importer {
     this.batch = [];
   }
 
-  /** Every reference must resolve by the end of the import (import-format.md). */
+  /** Every reference must resolve by the end of the import (docs/import-format.md). */
   async finish(): Promise<void> {
     await this.flushMembers();
     await this.flush();
@@ -269,7 +269,7 @@ type PreparedSubteam = Extract<PreparedRecord, { type: 'subteam' }>['subteam'];
 
 /**
  * Loads NDJSON records from the sources in one transaction: all of them or nothing
- * (import-format.md). Streams: memory does not grow with the input, nor with a line — one over
+ * (docs/import-format.md). Streams: memory does not grow with the input, nor with a line — one over
  * `limits.importMaxRecordBytes` is refused without being held.
  */
 export async function importRecords(

@@ -145,7 +145,7 @@ const MIGRATIONS: Migration[] = [
     // - text_fields / search: folded searchable fields (src/leads/text.ts), one by one for
     //   rechecks and joined for the pg_trgm GIN index that finds FUZZY and EXACT candidates.
     // pg_trgm is found where it is (or made in public) and its operator class named with that
-    // schema: the store's search_path need not include it (issue 20 §2). Stores migrated before
+    // schema: the store's search_path need not include it (docs/scaling.md "Several stores in one database"). Stores migrated before
     // got the same index; only where a missing extension is created changed.
     sql: ({ trgm }) => `
       ALTER TABLE leads
@@ -307,7 +307,7 @@ const MIGRATIONS: Migration[] = [
   {
     version: 8,
     name: 'webhook-deliveries-by-team',
-    // As SQLite's migration 8 (issue 36): claims walk the teams with pending deliveries and take
+    // As SQLite's migration 8 (docs/webhooks.md "One team cannot hold up the others"): claims walk the teams with pending deliveries and take
     // each team's oldest due ones.
     sql: `
       CREATE INDEX webhook_deliveries_team_due ON webhook_deliveries(team_id, next_attempt_at)
@@ -318,7 +318,7 @@ const MIGRATIONS: Migration[] = [
   {
     version: 9,
     name: 'webhook-endpoint-creator',
-    // As SQLite's migration 9 (issue 36): who created an endpoint, NULL when made before.
+    // As SQLite's migration 9 (docs/webhooks.md "Who created an endpoint"): who created an endpoint, NULL when made before.
     sql: `
       ALTER TABLE webhook_endpoints ADD COLUMN created_via text CHECK (created_via IN ('api', 'cli')),
         ADD COLUMN created_by_member bigint, ADD COLUMN created_by_key bigint;

@@ -4,7 +4,7 @@ import type { Sql, TransactionSql } from 'postgres';
  * Where pg_trgm lives. An extension is installed once per database, in one schema, whatever
  * schema each leadline store uses: so its operator class, operators and functions are always
  * named with that schema (`public.gin_trgm_ops`, `OPERATOR(public.<%)`), never found through the
- * store's search_path, which need not include it (issue 20 §2).
+ * store's search_path, which need not include it (docs/scaling.md "Several stores in one database").
  */
 
 /** Where pg_trgm is created when the database has none: shared, so no store's schema owns it. */

@@ -10,7 +10,7 @@ import { dirname } from 'node:path';
  *
  * An existing file or directory keeps the mode it has (**leadline decision**): an operator may
  * have opened it to a backup group on purpose, and a silent chmod would undo that. docs/scaling.md
- * says how to tighten a store made before issue 21.
+ * says how to tighten a store made by an earlier version.
  */
 export const STORE_FILE_MODE = 0o600;
 export const STORE_DIR_MODE = 0o700;

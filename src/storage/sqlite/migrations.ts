@@ -206,7 +206,7 @@ const MIGRATIONS: Migration[] = [
   {
     version: 6,
     name: 'webhook-deliveries',
-    // Issue 13 §4, §5: an event dispatched to an endpoint is a delivery (its body rendered once,
+    // docs/webhooks.md "Delivery": an event dispatched to an endpoint is a delivery (its body rendered once,
     // so every attempt sends the same bytes), tried until delivered, failed or dropped; every
     // attempt is a row. A pending delivery's next_attempt_at is also its claim lease.
     // A dropped delivery (kept past the retention undelivered) keeps its row without its body and
