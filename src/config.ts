@@ -1,3 +1,5 @@
+// Longer than the ~250 lines most files keep to: it is the one reader of the environment by design
+// (every variable, its default and its bounds in one place, listed together when bad).
 import { isIP } from 'node:net';
 
 /**

@@ -1,3 +1,6 @@
+// Longer than the ~250 lines most files keep to: the loop's scheduling (claims, team shares,
+// leases, retention) is one state machine; its attempt is send.ts, its rules
+// src/webhooks/delivery.ts.
 import type { Logger } from 'pino';
 import type { WebhookConfig } from '../config.js';
 import type { Store } from '../store.js';

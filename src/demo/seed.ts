@@ -1,3 +1,5 @@
+// Longer than the ~250 lines most files keep to: the demo data's word lists and locales take most
+// of it.
 import { allLocales, base, en, Faker } from '@faker-js/faker';
 import { timeLabel } from '../leads/time-label.js';
 

@@ -1,3 +1,5 @@
+// Longer than the ~250 lines most files keep to: every check and mapping of an import record that
+// does not read the store, in the order the format states them (docs/import-format.md).
 /**
  * The first half of an import: every check and every mapping a record needs that does not read
  * the store — JSON parsing, the record schemas, the capture-time bound, a lead's stored fields

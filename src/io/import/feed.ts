@@ -1,3 +1,5 @@
+// Longer than the ~250 lines most files keep to: the batch hand-over between the reading thread
+// and the worker is one protocol (order, back-pressure, errors), easier to check in one place.
 /**
  * Feeds an import its prepared records (import-prepare.ts), in input order, a batch at a time.
  * A large input is prepared in a worker thread while this one writes the batches before, so

@@ -1,3 +1,6 @@
+// Longer than the ~250 lines most files keep to: the writing side of an import follows the
+// records' order and the references between them (teams, members, subteams, leads, staged records)
+// in one function.
 import { createReadStream, statSync } from 'node:fs';
 import { type ImportConfig, loadImportConfig } from '../../config.js';
 import type { ImportWriter } from '../../import/import.port.js';

@@ -1,3 +1,6 @@
+// Longer than the ~250 lines most files keep to: the DeliveryStore port on PostgreSQL, one method
+// per outbox step (dispatch, claim, record, list, replay); split by method it would scatter
+// statements that share one locking discipline.
 import type { Sql } from 'postgres';
 import { uuid7 } from '../../shared/uuid7.js';
 import type { DeliveryStore, WebhookBacklog } from '../../webhooks/deliveries.port.js';

@@ -1,3 +1,6 @@
+// Longer than the ~250 lines most files keep to: one transaction's writer (ImportWriter) and the
+// COPY batch encoding it needs, kept together because the encoding is only correct for the
+// statements beside it.
 import type { TransactionSql } from 'postgres';
 import type { Member, Subteam, Team } from '../../directory/directory.js';
 import type { ImportWriter, StagedRecord } from '../../import/import.port.js';

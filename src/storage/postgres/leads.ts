@@ -1,3 +1,6 @@
+// Longer than the ~250 lines most files keep to: the LeadStore port on PostgreSQL (range reads, v2
+// search, changes, creation); each method is a statement and its row mapping, and the search is
+// its own file (search.ts).
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Sql, TransactionSql } from 'postgres';
 import type { SubteamLast } from '../../directory/directory.port.js';

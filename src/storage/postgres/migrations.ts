@@ -1,3 +1,5 @@
+// Longer than the ~250 lines most files keep to: every schema migration in order, forward only;
+// one list is the record of how a database changed.
 import type { Sql, TransactionSql } from 'postgres';
 import { hasEmail, leadText } from '../../leads/text.js';
 import type { MigrationReport } from '../../store.js';

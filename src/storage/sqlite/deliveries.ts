@@ -1,3 +1,6 @@
+// Longer than the ~250 lines most files keep to: the DeliveryStore port on SQLite, one method per
+// outbox step (dispatch, claim, record, list, replay); split by method it would scatter statements
+// that share one transaction discipline.
 import type Database from 'better-sqlite3';
 import { uuid7 } from '../../shared/uuid7.js';
 import type { DeliveryStore, WebhookBacklog } from '../../webhooks/deliveries.port.js';

@@ -1,3 +1,5 @@
+// Longer than the ~250 lines most files keep to: every schema migration in order, forward only;
+// one list is the record of how a store file changed.
 import type Database from 'better-sqlite3';
 import type { MigrationReport } from '../../store.js';
 import { MigrationError } from '../../store.js';
