@@ -80,6 +80,15 @@ module.exports = {
       to: { dependencyTypes: ['core'], path: '^(node:)?net$' },
     },
     {
+      name: 'slices-take-their-ports',
+      comment:
+        'A use case takes the ports it needs ({ keys: KeyStore; directory: DirectoryStore }), not the ' +
+        'whole Store: src/store.ts gathers the slices, so a slice importing it would tie every slice to every other.',
+      severity: 'error',
+      from: { path: `^src/${SLICES}/` },
+      to: { path: '^src/store\\.ts$' },
+    },
+    {
       name: 'transports-use-no-storage',
       comment:
         'http/ and cli/ reach a store only through its ports (src/store.ts) and the use cases; the ' +

@@ -1,4 +1,3 @@
-import type { Lead } from '../leads/lead.js';
 import type { Member, Team } from './directory.js';
 
 /**
@@ -9,11 +8,6 @@ import type { Member, Team } from './directory.js';
 export interface SubteamAccess {
   /** Whether the member asking administers this subteam. */
   memberIsAdmin: boolean;
-}
-
-/** A subteam's last lead, as seen by the member asking. */
-export interface SubteamLast extends SubteamAccess {
-  lead: Lead | null;
 }
 
 export interface DirectoryStore {

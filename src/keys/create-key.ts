@@ -1,5 +1,5 @@
-import type { Store } from '../store.js';
-import type { ApiKey } from './keys.port.js';
+import type { DirectoryStore } from '../directory/directory.port.js';
+import type { ApiKey, KeyStore } from './keys.port.js';
 import { displayPrefix, generateKey, hashKey } from './token.js';
 
 export class KeyCommandError extends Error {
@@ -20,7 +20,11 @@ export interface CreatedKey extends ApiKey {
 }
 
 /** Creates a key for a member; the secret is in the result and nowhere else. */
-export async function createKey(store: Store, input: CreateKeyInput, now = Date.now()): Promise<CreatedKey> {
+export async function createKey(
+  store: { keys: KeyStore; directory: DirectoryStore },
+  input: CreateKeyInput,
+  now = Date.now(),
+): Promise<CreatedKey> {
   const member = await store.directory.findMember(input.member);
   if (member === null) throw new KeyCommandError(`no member ${JSON.stringify(input.member)}`);
   if (input.expiresAt != null && input.expiresAt <= now)

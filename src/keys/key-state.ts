@@ -1,4 +1,3 @@
-import type { UsageRow } from '../retirement/usage.js';
 import type { ApiKey } from './keys.port.js';
 
 /** Where a key stands: refused from its revocation or its expiry on. */
@@ -11,7 +10,7 @@ export function keyState(key: ApiKey, now: number): KeyState {
 }
 
 /** Each key's last call, v1 or v2, in the usage ledger (written every LEADLINE_USAGE_FLUSH_MS). */
-export function lastUsedByKey(usage: readonly UsageRow[]): Map<number, number> {
+export function lastUsedByKey(usage: readonly { keyId: number; lastSeen: number }[]): Map<number, number> {
   const last = new Map<number, number>();
   for (const row of usage) last.set(row.keyId, Math.max(last.get(row.keyId) ?? 0, row.lastSeen));
   return last;

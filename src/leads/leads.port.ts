@@ -1,4 +1,4 @@
-import type { SubteamLast } from '../directory/directory.port.js';
+import type { SubteamAccess } from '../directory/directory.port.js';
 import type { Lead, LeadKind, LeadSource } from './lead.js';
 import type { LeadText, TextField } from './text.js';
 
@@ -73,6 +73,11 @@ export type CreateResult =
   | { kind: 'created'; lead: Lead }
   | { kind: 'replayed'; lead: Lead }
   | { kind: 'conflict' };
+
+/** A subteam's last lead, as seen by the member asking. */
+export interface SubteamLast extends SubteamAccess {
+  lead: Lead | null;
+}
 
 export interface LeadStore {
   lastOfMember(teamId: number, memberId: number): Promise<Lead | null>;

@@ -3,7 +3,6 @@
 // its own file (search.ts).
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Sql, TransactionSql } from 'postgres';
-import type { SubteamLast } from '../../directory/directory.port.js';
 import type { Lead } from '../../leads/lead.js';
 import type {
   ChangesPage,
@@ -16,6 +15,7 @@ import type {
   NewLead,
   RangeScope,
   SearchPosition,
+  SubteamLast,
 } from '../../leads/leads.port.js';
 import { foldedText } from '../../leads/text.js';
 import { uuid7 } from '../../shared/uuid7.js';

@@ -1,6 +1,5 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import type { SubteamLast } from '../../directory/directory.port.js';
 import type { Lead } from '../../leads/lead.js';
 import type {
   ChangesPage,
@@ -13,6 +12,7 @@ import type {
   NewLead,
   RangeScope,
   SearchPosition,
+  SubteamLast,
 } from '../../leads/leads.port.js';
 import { LEAD_COLUMNS, type LeadRow, leadColumns, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
 import { SqliteLeadCreator } from './create.js';
