@@ -38,7 +38,7 @@ function newToken(): string {
 
 /** A link for the operator (`member` null) or for a team admin named by id or e-mail. */
 export async function createSignInLink(
-  store: Store,
+  store: Pick<Store, 'directory' | 'console'>,
   member: number | string | null,
   now: number,
 ): Promise<SignInLink> {
@@ -66,7 +66,11 @@ export async function createSignInLink(
 }
 
 /** Uses a link: a new session's id (the cookie's value), or null when the link is not good. */
-export async function openSession(store: Store, token: string, now: number): Promise<string | null> {
+export async function openSession(
+  store: Pick<Store, 'console'>,
+  token: string,
+  now: number,
+): Promise<string | null> {
   if (!TOKEN.test(token)) return null;
   const holder = await store.console.redeemLink(tokenHash(token), now);
   if (holder === null) return null;
@@ -87,7 +91,7 @@ export interface SessionLifetime {
  * forever), or when its member is no longer a team admin (roles are read afresh on every request).
  */
 export async function resumeSession(
-  store: Store,
+  store: Pick<Store, 'console' | 'directory'>,
   sessionId: string,
   now: number,
   { maxMs, idleMs = SESSION_IDLE_MS }: SessionLifetime,
@@ -100,6 +104,6 @@ export async function resumeSession(
   return member === null || member.role !== 'admin' ? null : { kind: 'team-admin', member };
 }
 
-export async function closeSession(store: Store, sessionId: string): Promise<void> {
+export async function closeSession(store: Pick<Store, 'console'>, sessionId: string): Promise<void> {
   if (TOKEN.test(sessionId)) await store.console.removeSession(tokenHash(sessionId));
 }

@@ -20,7 +20,11 @@ export interface CreatedKey extends ApiKey {
 }
 
 /** Creates a key for a member; the secret is in the result and nowhere else. */
-export async function createKey(store: Store, input: CreateKeyInput, now = Date.now()): Promise<CreatedKey> {
+export async function createKey(
+  store: Pick<Store, 'directory' | 'keys'>,
+  input: CreateKeyInput,
+  now = Date.now(),
+): Promise<CreatedKey> {
   const member = await store.directory.findMember(input.member);
   if (member === null) throw new KeyCommandError(`no member ${JSON.stringify(input.member)}`);
   if (input.expiresAt != null && input.expiresAt <= now)
