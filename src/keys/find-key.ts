@@ -1,5 +1,6 @@
 import type { Store } from '../store.js';
 import type { ApiKey } from './keys.port.js';
+import { listKeys } from './list-keys.js';
 
 /**
  * The key, if the one asking may act on it: a team admin (`teamId`) only on their team's keys,
@@ -9,7 +10,5 @@ export async function findKey(
   store: Pick<Store, 'keys'>,
   input: { keyId: number; teamId: number | null },
 ): Promise<ApiKey | null> {
-  const key = (await store.keys.list()).find((k) => k.id === input.keyId);
-  if (key === undefined) return null;
-  return input.teamId !== null && key.teamId !== input.teamId ? null : key;
+  return (await listKeys(store, input)).find((k) => k.id === input.keyId) ?? null;
 }
