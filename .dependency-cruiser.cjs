@@ -6,6 +6,9 @@
  * io, demo), the transports (http, then app), and the composition (open-store, server, cli). A
  * module imports from its own room and the rooms below it, never above; no import cycles anywhere.
  * `npm run depcheck` (run by .ci/run) fails on any violation, and on a src/ file no room claims.
+ * Transports never import src/storage/ (below); beyond imports, they write through the slices' use
+ * cases only — no call of a port's writing method under src/http/ or src/cli/, kept by
+ * test/architecture/use-cases.test.ts, which reads the ports.
  */
 const SLICES = '(leads|directory|keys|rate-limit|retirement|webhooks|import|console)';
 

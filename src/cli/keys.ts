@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { loadV1Times, parseIsoTime } from '../config.js';
 import { createKey, KeyCommandError } from '../keys/create-key.js';
+import { grantLegacyV1 } from '../keys/grant-legacy-v1.js';
+import { revokeKey } from '../keys/revoke-key.js';
 import type { CommandContext } from './context.js';
 import { memberNamed } from './directory.js';
 import { keyV1Notice } from './key-notice.js';
@@ -52,7 +54,7 @@ export function registerKeyCommands(program: Command, withContext: CommandContex
     .action((id: string) =>
       withContext(async ({ store, out }) => {
         if (!/^\d+$/.test(id)) throw new KeyCommandError(`key id ${JSON.stringify(id)} is not a number`);
-        if (!(await store.keys.revoke(Number(id), Date.now())))
+        if (!(await revokeKey(store, { keyId: Number(id), teamId: null, now: Date.now() })))
           throw new KeyCommandError(`no active key ${id}`);
         out.result({ id: Number(id), revoked: true }, `key ${id} revoked`);
       }),
@@ -69,7 +71,8 @@ export function registerKeyCommands(program: Command, withContext: CommandContex
       .action((id: string) =>
         withContext(async ({ store, out }) => {
           if (!/^\d+$/.test(id)) throw new KeyCommandError(`key id ${JSON.stringify(id)} is not a number`);
-          if (!(await store.keys.setLegacyV1(Number(id), granted))) throw new KeyCommandError(`no key ${id}`);
+          if (!(await grantLegacyV1(store, { keyId: Number(id), granted })))
+            throw new KeyCommandError(`no key ${id}`);
           out.result(
             { id: Number(id), legacyV1: granted },
             `key ${id}: legacy v1 access ${granted ? 'granted' : 'revoked'}`,

@@ -1,6 +1,8 @@
 import type { Command } from 'commander';
 import { parseIsoTime } from '../config.js';
+import { removeBrownout } from '../retirement/remove-brownout.js';
 import { MAX_REPORT_DAYS, parseReportDays, V1_OPERATION_NAMES, v1Report } from '../retirement/report.js';
+import { BrownoutRefused, scheduleBrownout } from '../retirement/schedule-brownout.js';
 import { CommandError } from './command-error.js';
 import type { CommandContext } from './context.js';
 import { table } from './table.js';
@@ -50,41 +52,32 @@ export function registerV1Commands(program: Command, withContext: CommandContext
       withContext(async ({ store, out }) => {
         const startsAt = time(opts.from, '--from');
         const endsAt = time(opts.to, '--to');
-        if (endsAt <= startsAt) throw new CommandError('--to must be after --from');
         const now = Date.now();
-        if (endsAt <= now) {
-          throw new CommandError(
-            `the window ${new Date(startsAt).toISOString()} to ${new Date(endsAt).toISOString()} is entirely in the past (now ${new Date(now).toISOString()}): it would switch nothing off`,
-          );
-        }
         const ids = opts.key.length === 0 ? null : keyIds(opts.key);
-        if (ids !== null) {
-          const known = new Set((await store.keys.list()).map((k) => k.id));
-          const unknown = ids.filter((id) => !known.has(id));
-          if (unknown.length > 0) throw new CommandError(`no key ${unknown.join(', ')}`);
-        }
-        // The same window for the same keys twice is most likely a command run again: added
-        // (removing one is one command), with a warning that names the one already there.
-        const sameKeys = (k: number[] | null) =>
-          JSON.stringify(k === null ? null : [...k].sort((x, y) => x - y)) ===
-          JSON.stringify(ids === null ? null : [...ids].sort((x, y) => x - y));
-        const twins = (await store.retirement.brownouts()).filter(
-          (b) => b.startsAt === startsAt && b.endsAt === endsAt && sameKeys(b.keyIds),
-        );
-        const b = await store.retirement.addBrownout({
+        const { brownout: b, sameAs: twins } = await scheduleBrownout(store, {
           startsAt,
           endsAt,
           keyIds: ids,
-          createdAt: Date.now(),
+          now,
+        }).catch((err: unknown) => {
+          if (!(err instanceof BrownoutRefused)) throw err;
+          const r = err.refusal;
+          throw new CommandError(
+            r.kind === 'ends-before-start'
+              ? '--to must be after --from'
+              : r.kind === 'already-ended'
+                ? `the window ${new Date(startsAt).toISOString()} to ${new Date(endsAt).toISOString()} is entirely in the past (now ${new Date(now).toISOString()}): it would switch nothing off`
+                : `no key ${r.keyIds.join(', ')}`,
+          );
         });
         const d = describeBrownout(b, Date.now());
         if (twins.length > 0) {
           process.stderr.write(
-            `warning: brownout ${twins.map((t) => t.id).join(', ')} already covers this window for the same keys; \`leadline v1 brownout remove ${b.id}\` removes the new one\n`,
+            `warning: brownout ${twins.join(', ')} already covers this window for the same keys; \`leadline v1 brownout remove ${b.id}\` removes the new one\n`,
           );
         }
         out.result(
-          twins.length === 0 ? d : { ...d, sameAs: twins.map((t) => t.id) },
+          twins.length === 0 ? d : { ...d, sameAs: twins },
           `brownout ${d.id}: ${d.from} to ${d.to}, ${ids === null ? 'every key' : `keys ${ids.join(', ')}`}`,
         );
       }),
@@ -125,7 +118,7 @@ export function registerV1Commands(program: Command, withContext: CommandContext
     .action((id: string) =>
       withContext(async ({ store, out }) => {
         if (!/^[0-9]+$/.test(id)) throw new CommandError(`brownout id ${JSON.stringify(id)} is not a number`);
-        if (!(await store.retirement.removeBrownout(Number(id)))) throw new CommandError(`no brownout ${id}`);
+        if (!(await removeBrownout(store, { id: Number(id) }))) throw new CommandError(`no brownout ${id}`);
         out.result({ id: Number(id), removed: true }, `brownout ${id} removed`);
       }),
     );

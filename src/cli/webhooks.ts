@@ -1,9 +1,13 @@
 import type { Command } from 'commander';
 import { loadWebhookConfig, parseIsoTime } from '../config.js';
-import { destinationProblem } from '../delivery/destination.js';
+import { systemLookup } from '../delivery/destination.js';
+import { AppError, type InvalidParam } from '../shared/errors.js';
 import { unstorableReason } from '../shared/storable-text.js';
-import { newSigningSecret, SecretSeal } from '../webhooks/secret.js';
-import { EndpointLimitReached, EVENT_TYPES } from '../webhooks/webhook.js';
+import { registerEndpoint } from '../webhooks/register-endpoint.js';
+import { removeEndpoint } from '../webhooks/remove-endpoint.js';
+import { replayDelivery } from '../webhooks/replay-delivery.js';
+import { replayFailedDeliveries } from '../webhooks/replay-failed-deliveries.js';
+import { EndpointLimitReached } from '../webhooks/webhook.js';
 import { creatorText, endpointToWire } from '../webhooks/wire.js';
 import { CommandError } from './command-error.js';
 import type { CommandContext } from './context.js';
@@ -21,6 +25,26 @@ const endpointId = (id: string): string => {
   if (!UUID.test(id)) throw new CommandError(`endpoint id ${JSON.stringify(id)} is not a UUID`);
   return id.toLowerCase();
 };
+/** The API's body fields as this command's flags: a refusal says the same words under them. */
+const FLAGS: Record<string, string> = { url: '--url', memberIds: '--members', subteamIds: '--subteams' };
+
+/** A use case's `invalid-parameters` as one line naming the flags (`--subteams: no subteam 7 in this team`). */
+function underFlags(err: unknown, url: string): unknown {
+  if (!(err instanceof AppError) || err.code !== 'invalid-parameters') return err;
+  const params = err.extensions.invalid_params as InvalidParam[];
+  const lines = params.map((p) => {
+    const field = p.name.split('/')[1] ?? p.name;
+    const flag = FLAGS[field] ?? field;
+    return `${flag === '--url' ? `--url ${url}` : flag}: ${p.reason}`;
+  });
+  return new CommandError(lines.join('; '));
+}
+
+/** A use case's `not-found` in this command's words. */
+function notFoundAs(err: unknown, words: string): unknown {
+  return err instanceof AppError && err.code === 'not-found' ? new CommandError(words) : err;
+}
+
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
@@ -79,35 +103,25 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
             if (why !== null) throw new CommandError(`${flag} ${why}`);
           }
           const teamId = ids('--team', opts.team)![0]!;
-          if ((await store.directory.team(teamId)) === null) throw new CommandError(`no team ${teamId}`);
-          const problem = await destinationProblem(opts.url, config);
-          if (problem !== null) throw new CommandError(`--url ${opts.url}: ${problem}`);
-          const members = ids('--members', opts.members);
-          for (const m of members ?? []) {
-            if ((await store.directory.findMember(m))?.teamId !== teamId)
-              throw new CommandError(`--members: no member ${m} in team ${teamId}`);
-          }
-          const secret = newSigningSecret();
-          const endpoint = await store.webhooks
-            .addEndpoint(
-              {
-                teamId,
-                url: opts.url,
-                description: opts.description ?? null,
-                eventTypes: [...EVENT_TYPES],
-                members,
-                subteams: ids('--subteams', opts.subteams),
-                secret: new SecretSeal(config.secretKey).seal(secret),
-                createdBy: { via: 'cli', memberId: null, keyId: null },
-                createdAt: Date.now(),
-              },
-              config.maxEndpoints,
-            )
-            .catch((err: unknown) => {
-              if (err instanceof EndpointLimitReached)
-                throw new CommandError(`team ${teamId}: ${err.detail}`);
-              throw err;
-            });
+          const { endpoint, secret } = await registerEndpoint(
+            store,
+            config,
+            {
+              teamId,
+              by: { via: 'cli', memberId: null, keyId: null },
+              url: opts.url,
+              description: opts.description ?? null,
+              members: ids('--members', opts.members),
+              subteams: ids('--subteams', opts.subteams),
+              now: Date.now(),
+            },
+            systemLookup,
+          ).catch((err: unknown) => {
+            if (err instanceof EndpointLimitReached) throw new CommandError(`team ${teamId}: ${err.detail}`);
+            if (err instanceof AppError && err.code === 'not-found')
+              throw new CommandError(`no team ${teamId}`);
+            throw underFlags(err, opts.url);
+          });
           out.result(
             { teamId, ...endpointToWire(endpoint, secret) },
             `endpoint ${endpoint.id} for team ${teamId}: signing secret ${secret}\n(shown once: give it to the receiver now)`,
@@ -121,8 +135,9 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
     .argument('<endpoint id>')
     .action((id: string) =>
       withContext(async ({ store, out }) => {
-        if (!(await store.webhooks.removeEndpoint('operator', endpointId(id))))
-          throw new CommandError(`no endpoint ${id}`);
+        await removeEndpoint(store, { owner: 'operator', id: endpointId(id) }).catch((err: unknown) => {
+          throw notFoundAs(err, `no endpoint ${id}`);
+        });
         out.result({ id, removed: true }, `endpoint ${id} removed`);
       }),
     );
@@ -188,8 +203,9 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
         const now = Date.now();
         if (delivery !== undefined) {
           const id = ids('delivery id', delivery)![0]!;
-          if (!(await store.deliveries.replay('operator', id, now)))
-            throw new CommandError(`no delivery ${id} to replay (or it was dropped)`);
+          await replayDelivery(store, { owner: 'operator', deliveryId: id, now }).catch((err: unknown) => {
+            throw notFoundAs(err, `no delivery ${id} to replay (or it was dropped)`);
+          });
           out.result({ replayed: [id] }, `delivery ${id} queued again`);
           return;
         }
@@ -198,7 +214,12 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
         const since = parseIsoTime(opts.since);
         if (since === null)
           throw new CommandError(`--since ${JSON.stringify(opts.since)} is not an ISO time`);
-        const n = await store.deliveries.replayFailed('operator', endpointId(opts.endpoint), since, now);
+        const n = await replayFailedDeliveries(store, {
+          owner: 'operator',
+          endpointId: endpointId(opts.endpoint),
+          since,
+          now,
+        });
         out.result({ replayed: n }, `${n} failed deliveries queued again`);
       }),
     );

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { requireTeamAdmin } from '../directory/access.js';
+import { listKeys } from '../keys/list-keys.js';
 import type { RateLimiter } from '../rate-limit/fixed-window.js';
 import {
   MAX_REPORT_DAYS,
@@ -33,7 +34,7 @@ export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promis
     (await countAgainstQuota(reply, deps.rateLimiter, caller))();
     requireTeamAdmin(caller);
     const days = parseDays((request.query as Record<string, unknown>).days);
-    const keys = (await deps.store.keys.list()).filter((k) => k.teamId === caller.teamId);
+    const keys = await listKeys(deps.store, { teamId: caller.teamId });
     const usage = await deps.store.retirement.usage(null);
     const report = v1Report(keys, usage, days, now);
     const ids = new Set(keys.map((k) => k.id));

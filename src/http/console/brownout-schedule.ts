@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseIsoTime } from '../../config.js';
+import { removeBrownout } from '../../retirement/remove-brownout.js';
+import { BrownoutRefused, scheduleBrownout } from '../../retirement/schedule-brownout.js';
 import { OPERATOR_ONLY, renderBrownouts } from './brownouts-page.js';
 import {
   type ConsoleDeps,
@@ -34,20 +36,27 @@ export function brownoutSchedule(app: FastifyInstance, deps: ConsoleDeps): void 
     const endsAt = utcTime(form.ends);
     if (startsAt === null || endsAt === null)
       throw refuse('Give the start and the end as dates and times (UTC).');
-    if (endsAt <= startsAt) throw refuse('The end must come after the start.');
     const now = deps.now();
-    if (endsAt <= now) throw refuse('The window has already ended.');
     const text = typeof form.keys === 'string' ? form.keys.trim() : '';
     let keyIds: number[] | null = null;
     if (text !== '') {
       const parts = text.split(/[\s,]+/).filter(Boolean);
       if (!parts.every((p) => /^[0-9]{1,15}$/.test(p))) throw refuse('Keys are key ids separated by commas.');
-      const known = new Set((await deps.store.keys.list()).map((k) => k.id));
-      const unknown = parts.map(Number).filter((id) => !known.has(id));
-      if (unknown.length > 0) throw refuse(`No key ${unknown.join(', ')}.`);
       keyIds = [...new Set(parts.map(Number))];
     }
-    const b = await deps.store.retirement.addBrownout({ startsAt, endsAt, keyIds, createdAt: now });
+    const { brownout: b } = await scheduleBrownout(deps.store, { startsAt, endsAt, keyIds, now }).catch(
+      (err: unknown) => {
+        if (!(err instanceof BrownoutRefused)) throw err;
+        const r = err.refusal;
+        throw refuse(
+          r.kind === 'ends-before-start'
+            ? 'The end must come after the start.'
+            : r.kind === 'already-ended'
+              ? 'The window has already ended.'
+              : `No key ${r.keyIds.join(', ')}.`,
+        );
+      },
+    );
     const notice = html`<p role="status" class="notice">Brownout ${b.id} scheduled.</p>`;
     return noStore(reply).send(await renderBrownouts(deps, session, notice));
   });
@@ -57,7 +66,7 @@ export function brownoutSchedule(app: FastifyInstance, deps: ConsoleDeps): void 
     checkCsrf(session, request.body);
     requireOperator(session, OPERATOR_ONLY);
     const { id } = request.params as { id: string };
-    if (!/^[0-9]{1,15}$/.test(id) || !(await deps.store.retirement.removeBrownout(Number(id))))
+    if (!/^[0-9]{1,15}$/.test(id) || !(await removeBrownout(deps.store, { id: Number(id) })))
       throw notFound();
     return reply.redirect('/console/brownouts', 303);
   });

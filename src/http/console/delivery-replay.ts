@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import { AppError } from '../../shared/errors.js';
+import { replayDelivery } from '../../webhooks/replay-delivery.js';
 import {
   type ConsoleDeps,
   ConsolePageError,
@@ -37,7 +39,13 @@ export function deliveryReplay(app: FastifyInstance, deps: ConsoleDeps): void {
           : `Delivery ${delivery.id} was dropped after the retention period: its body is gone.`,
       );
     }
-    if (!(await deps.store.deliveries.replay(ownerOf(session), delivery.id, deps.now()))) throw notFound();
+    await replayDelivery(deps.store, {
+      owner: ownerOf(session),
+      deliveryId: delivery.id,
+      now: deps.now(),
+    }).catch((err: unknown) => {
+      throw err instanceof AppError && err.code === 'not-found' ? notFound() : err;
+    });
     const q = teamQuery(session, team);
     const back = `/console/webhooks/${endpoint.id}${q}${q === '' ? '?' : '&'}replayed=${delivery.id}`;
     return reply.redirect(`${back}#delivery-${delivery.id}`, 303);

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { grantLegacyV1 } from '../../keys/grant-legacy-v1.js';
 import { type ConsoleDeps, checkCsrf, requireOperator, requireSession, teamInView } from './context.js';
 import { keyInScope } from './key-revoke.js';
 import { teamQuery } from './layout.js';
@@ -11,7 +12,7 @@ export function keyLegacy(app: FastifyInstance, deps: ConsoleDeps): void {
     requireOperator(session, 'The legacy v1 grant is given and taken back by the operator.');
     const key = await keyInScope(deps, session, (request.params as { id: string }).id);
     const grant = (request.body as Record<string, unknown>).grant === 'yes';
-    await deps.store.keys.setLegacyV1(key.id, grant);
+    await grantLegacyV1(deps.store, { keyId: key.id, granted: grant });
     const team = await teamInView(session, (request.query as Record<string, unknown>).team, deps);
     return reply.redirect(`/console/keys${teamQuery(session, team)}`, 303);
   });

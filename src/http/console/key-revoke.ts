@@ -1,5 +1,7 @@
 import type { FastifyInstance } from 'fastify';
+import { findKey } from '../../keys/find-key.js';
 import type { ApiKey } from '../../keys/keys.port.js';
+import { revokeKey } from '../../keys/revoke-key.js';
 import {
   type ConsoleDeps,
   type ConsoleSession,
@@ -12,12 +14,16 @@ import {
 import { html, when } from './html.js';
 import { page, teamQuery } from './layout.js';
 
+/** Whose keys the session acts on: a team admin's team, the operator every team's (null). */
+function teamOf(session: ConsoleSession): number | null {
+  return session.subject.kind === 'team-admin' ? session.subject.member.teamId : null;
+}
+
 /** The key, if the session may act on it: a team admin only on their team's keys. */
 export async function keyInScope(deps: ConsoleDeps, session: ConsoleSession, id: string): Promise<ApiKey> {
   if (!/^[0-9]{1,15}$/.test(id)) throw notFound();
-  const key = (await deps.store.keys.list()).find((k) => k.id === Number(id));
-  if (key === undefined) throw notFound();
-  if (session.subject.kind === 'team-admin' && key.teamId !== session.subject.member.teamId) throw notFound();
+  const key = await findKey(deps.store, { keyId: Number(id), teamId: teamOf(session) });
+  if (key === null) throw notFound();
   return key;
 }
 
@@ -43,7 +49,7 @@ Every request made with it is refused from then on. This cannot be undone.</p>
     checkCsrf(session, request.body);
     const key = await keyInScope(deps, session, (request.params as { id: string }).id);
     const team = await teamInView(session, (request.query as Record<string, unknown>).team, deps);
-    await deps.store.keys.revoke(key.id, deps.now());
+    await revokeKey(deps.store, { keyId: key.id, teamId: teamOf(session), now: deps.now() });
     return reply.redirect(`/console/keys${teamQuery(session, team)}`, 303);
   });
 }

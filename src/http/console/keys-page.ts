@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { keyState, lastUsedByKey } from '../../keys/key-state.js';
 import type { ApiKey } from '../../keys/keys.port.js';
+import { listKeys } from '../../keys/list-keys.js';
 import { v1Report, windowStart } from '../../retirement/report.js';
 import { type ConsoleDeps, type ConsoleSession, noStore, requireSession, teamInView } from './context.js';
 import { type Html, html, when } from './html.js';
@@ -11,8 +12,7 @@ export const KEYS_WINDOW_DAYS = 30;
 
 /** The keys of the team in view (every team's for the operator without one). */
 export async function keysInView(deps: ConsoleDeps, team: number | null): Promise<ApiKey[]> {
-  const keys = await deps.store.keys.list();
-  return team === null ? keys : keys.filter((k) => k.teamId === team);
+  return listKeys(deps.store, { teamId: team });
 }
 
 /**

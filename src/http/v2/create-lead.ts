@@ -1,9 +1,7 @@
-import { fingerprint } from '../../leads/cursor.js';
-import type { IdempotencyClaim } from '../../leads/leads.port.js';
-import { newLeadFrom } from '../../leads/new-lead.js';
+import { createLead as createLeadFor } from '../../leads/create-lead.js';
 import { leadToV2 } from '../../leads/v2-wire.js';
 import { CreateBody } from '../../schemas/v2.js';
-import { AppError, invalidParams } from '../../shared/errors.js';
+import { invalidParams } from '../../shared/errors.js';
 import { assertStorableBody } from '../../shared/storable-text.js';
 import { validator } from '../validate.js';
 import { V2_PREFIX, type V2Handler } from './context.js';
@@ -27,23 +25,13 @@ export const createLead: V2Handler = async ({ caller, config, store, now }, requ
       { name: 'Idempotency-Key', reason: '1 to 255 visible ASCII characters, given once' },
     ]);
   }
-  const member = await store.directory.findMember(caller.memberId);
-  const team = await store.directory.team(caller.teamId);
-  if (member === null || team === null)
-    throw new AppError('unauthorized', "This key's member no longer exists.");
-  const lead = newLeadFrom(body, member, team, now, config.captureToleranceMs);
-  const claim: IdempotencyClaim | null =
-    keyHeader === undefined
-      ? null
-      : { keyId: caller.keyId, key: keyHeader, bodyHash: fingerprint(body), at: now };
-  const result = await store.leads.create(lead, claim);
-  if (result.kind === 'conflict') {
-    throw new AppError(
-      'idempotency-conflict',
-      'This Idempotency-Key was already used with a different body; send a new key for a new lead.',
-    );
-  }
+  const result = await createLeadFor(store, config, {
+    caller,
+    body,
+    idempotencyKey: keyHeader ?? null,
+    now,
+  });
   reply.code(201).header('location', `${V2_PREFIX}/${result.lead.uuid}`);
-  if (result.kind === 'replayed') reply.header('idempotent-replayed', 'true');
+  if (result.replayed) reply.header('idempotent-replayed', 'true');
   return { data: leadToV2(result.lead) };
 };

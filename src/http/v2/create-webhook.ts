@@ -2,12 +2,11 @@ import type { HostLookup } from '../../delivery/destination.js';
 import { requireTeamAdmin } from '../../directory/access.js';
 import { WebhookCreateBody } from '../../schemas/webhooks.js';
 import { assertStorableBody } from '../../shared/storable-text.js';
-import { newSigningSecret, SecretSeal } from '../../webhooks/secret.js';
-import { EVENT_TYPES } from '../../webhooks/webhook.js';
+import { registerEndpoint } from '../../webhooks/register-endpoint.js';
 import { endpointToWire } from '../../webhooks/wire.js';
 import { validator } from '../validate.js';
 import type { V2Handler } from './context.js';
-import { checkFilters, checkUrl, WEBHOOKS_PREFIX } from './webhook-access.js';
+import { WEBHOOKS_PREFIX } from './webhook-access.js';
 
 const checkBody = validator(WebhookCreateBody);
 
@@ -21,22 +20,20 @@ export const createWebhook =
     requireTeamAdmin(caller);
     const body = checkBody(request.body);
     assertStorableBody(body);
-    await checkUrl(body.url, config, lookup);
-    await checkFilters(store, caller, body.memberIds, body.subteamIds);
-    const secret = newSigningSecret();
-    const endpoint = await store.webhooks.addEndpoint(
+    const { endpoint, secret } = await registerEndpoint(
+      store,
+      config.webhooks,
       {
         teamId: caller.teamId,
+        by: { via: 'api', memberId: caller.memberId, keyId: caller.keyId },
         url: body.url,
         description: body.description ?? null,
-        eventTypes: body.eventTypes ?? [...EVENT_TYPES],
+        eventTypes: body.eventTypes,
         members: body.memberIds ?? null,
         subteams: body.subteamIds ?? null,
-        secret: new SecretSeal(config.webhooks.secretKey).seal(secret),
-        createdBy: { via: 'api', memberId: caller.memberId, keyId: caller.keyId },
-        createdAt: now,
+        now,
       },
-      config.webhooks.maxEndpoints,
+      lookup,
     );
     reply.code(201).header('location', `${WEBHOOKS_PREFIX}/${endpoint.id}`);
     return { data: endpointToWire(endpoint, secret) };

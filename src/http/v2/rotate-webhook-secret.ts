@@ -1,7 +1,7 @@
-import { newSigningSecret, SecretSeal } from '../../webhooks/secret.js';
+import { rotateSecret } from '../../webhooks/rotate-secret.js';
 import { endpointToWire } from '../../webhooks/wire.js';
 import type { V2Handler } from './context.js';
-import { endpointOf, notFound } from './webhook-access.js';
+import { endpointOf } from './webhook-access.js';
 
 /**
  * POST /api/pub/v2/webhooks/{endpointId}/rotate-secret: a new signing secret, shown this once.
@@ -10,15 +10,6 @@ import { endpointOf, notFound } from './webhook-access.js';
  */
 export const rotateWebhookSecret: V2Handler = async ({ caller, config, store, now }, request) => {
   const { owner, id } = endpointOf(caller, request.params);
-  const secret = newSigningSecret();
-  const sealed = new SecretSeal(config.webhooks.secretKey).seal(secret);
-  const endpoint = await store.webhooks.rotateSecret(
-    owner,
-    id,
-    sealed,
-    now + config.webhooks.rotationGraceMs,
-    now,
-  );
-  if (endpoint === null) throw notFound(id);
+  const { endpoint, secret } = await rotateSecret(store, config.webhooks, { owner, id, now });
   return { data: endpointToWire(endpoint, secret) };
 };
