@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, chromium } from 'playwright-core';
-import { makeEngineStore } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { makeEngineStore } from '../support/engines.js';
+import { makeApp } from '../support/helpers.js';
 
 /**
  * The API reference at /docs (issue 14 §2) in a real browser: Redoc renders the whole OpenAPI

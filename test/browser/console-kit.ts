@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import type { EngineStore } from '../engines.js';
+import type { EngineStore } from '../support/engines.js';
 
 /**
  * What the console's browser tests share (console*.browser.ts): Debian's Chromium, the sign-in

@@ -10,8 +10,8 @@ import { createSignInLink } from '../../src/console/sign-in.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
 import { Sender } from '../../src/delivery/send.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { eventually, keyFor, load, testConfig } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { eventually, keyFor, load, testConfig } from '../support/helpers.js';
 import { Receiver } from '../webhooks/receiver.js';
 import { checkView, cliLink, consoleContext, launchChromium } from './console-kit.js';
 

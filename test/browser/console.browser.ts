@@ -6,8 +6,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { createSignInLink } from '../../src/console/sign-in.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load, testConfig } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { load, testConfig } from '../support/helpers.js';
 import { checkView, cliLink, consoleContext, launchChromium, recordPostOrigins } from './console-kit.js';
 
 /**

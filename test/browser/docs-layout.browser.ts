@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, chromium } from 'playwright-core';
-import { makeEngineStore } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { makeEngineStore } from '../support/engines.js';
+import { makeApp } from '../support/helpers.js';
 
 /**
  * The pages read at a desktop width (1280 px) and a phone's (390 px) in Chromium (issue 22 §9):

@@ -3,8 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { type Browser, chromium, type Page } from 'playwright-core';
-import { enginesUnderTest, makeEngineStore } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { makeApp } from '../support/helpers.js';
 
 /**
  * R17 in a real browser: the pages are styled by their own files under their Content-Security-

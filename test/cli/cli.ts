@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import type { StoreLocation } from '../../src/open-store.js';
-import { BIN } from '../server-process.js';
+import { BIN } from '../support/server-process.js';
 
 export interface CliResult {
   /** The exit code; null when a signal ended the child (then `signal` names it). */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { WORKER_FROM_BYTES } from '../../src/io/import/feed.js';
-import { type EngineName, enginesUnderTest, makeEngineStore } from '../engines.js';
+import { type EngineName, enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { describeRun, jsonOf, leadline, storeArgs, succeeded } from './cli.js';
 import { dumpLocation, type StoreDump } from './store-dump.js';
 

@@ -5,8 +5,8 @@ import { buildApp } from '../../src/app.js';
 import { createSignInLink, SESSION_IDLE_MS, SIGN_IN_LINK_MS } from '../../src/console/sign-in.js';
 import { createKey } from '../../src/keys/create-key.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { auth, load, testConfig } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { auth, load, testConfig } from '../support/helpers.js';
 import { csrfOf, form, type Signed, signIn } from './session.js';
 
 /**

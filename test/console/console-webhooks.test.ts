@@ -6,8 +6,8 @@ import type { Store } from '../../src/store.js';
 import type { AttemptOutcome } from '../../src/webhooks/delivery.js';
 import { newSigningSecret } from '../../src/webhooks/secret.js';
 import type { Endpoint } from '../../src/webhooks/webhook.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { keyFor, load, testConfig } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { keyFor, load, testConfig } from '../support/helpers.js';
 import { csrfOf, form, type Signed, signIn } from './session.js';
 
 /**

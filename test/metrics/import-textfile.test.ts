@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import { describeRun, leadline, storeArgs } from '../cli/cli.js';
-import { enginesUnderTest, makeEngineStore } from '../engines.js';
+import { enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { parseExposition, sampleSum } from './scrape.js';
 
 /** `leadline import --metrics-file`: the import's figures for node_exporter's textfile collector. */

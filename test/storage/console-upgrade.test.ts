@@ -12,7 +12,7 @@ import { PostgresStore } from '../../src/storage/postgres/store.js';
 import { migrate as migrateSqlite } from '../../src/storage/sqlite/migrations.js';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import type { Store } from '../../src/store.js';
-import { enginesUnderTest, schemaUrl, testDatabaseUrl } from '../engines.js';
+import { enginesUnderTest, schemaUrl, testDatabaseUrl } from '../support/engines.js';
 
 /**
  * Issue 15: migration 7 (console sign-in links and sessions) upgrades a store that leadline left

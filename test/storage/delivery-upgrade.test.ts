@@ -11,7 +11,7 @@ import { PostgresStore } from '../../src/storage/postgres/store.js';
 import { migrate as migrateSqlite } from '../../src/storage/sqlite/migrations.js';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import type { Store } from '../../src/store.js';
-import { enginesUnderTest, schemaUrl, testDatabaseUrl } from '../engines.js';
+import { enginesUnderTest, schemaUrl, testDatabaseUrl } from '../support/engines.js';
 
 /**
  * Issue 36: migration 8 (pending deliveries indexed by team and due time, for the fair claim)

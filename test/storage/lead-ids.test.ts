@@ -5,8 +5,8 @@ import type { NewLead } from '../../src/leads/leads.port.js';
 import { searchable } from '../../src/leads/text.js';
 import { leadIds, randomLeadId } from '../../src/storage/lead-id.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { load } from '../support/helpers.js';
 
 /**
  * R15: the v1 id of a lead created without one says nothing about other teams. It used to be the

@@ -10,8 +10,8 @@ import { migrate } from '../../src/storage/postgres/migrations.js';
 import { searchQuery } from '../../src/storage/postgres/search.js';
 import type { PostgresStore } from '../../src/storage/postgres/store.js';
 import { quoteIdent, trigramSchema } from '../../src/storage/postgres/trigram.js';
-import { type EngineStore, makeEngineStore, schemaUrl, testDatabaseUrl } from '../engines.js';
-import { load } from '../helpers.js';
+import { type EngineStore, makeEngineStore, schemaUrl, testDatabaseUrl } from '../support/engines.js';
+import { load } from '../support/helpers.js';
 
 /**
  * What only PostgreSQL has to prove about v2: that pg_trgm answers as lead-text.ts says, that

@@ -12,8 +12,8 @@ import type {
 import { fold, searchable, type TextField } from '../../src/leads/text.js';
 import { openStore } from '../../src/open-store.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { eventually, load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { eventually, load } from '../support/helpers.js';
 
 /**
  * The v2 store promises (search, byUuid, changes, create, secret), one body per behaviour, run on

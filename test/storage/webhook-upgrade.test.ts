@@ -19,8 +19,8 @@ import {
 import { migrate as migrateSqlite } from '../../src/storage/sqlite/migrations.js';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import type { Store } from '../../src/store.js';
-import { enginesUnderTest, schemaUrl, testDatabaseUrl } from '../engines.js';
-import { load } from '../helpers.js';
+import { enginesUnderTest, schemaUrl, testDatabaseUrl } from '../support/engines.js';
+import { load } from '../support/helpers.js';
 
 /**
  * Issue 13: migrations 5 and 6 (webhook endpoints, the outbox, deliveries) upgrade a store that leadline left

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import type { EngineName } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import type { EngineName } from '../support/engines.js';
+import { makeApp } from '../support/helpers.js';
 import { B, buildFixture, DAY, EMPTY, type Fixture, importMore, lead } from './fixtures.js';
 import {
   assertConsent,

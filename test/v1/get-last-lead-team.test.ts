@@ -1,8 +1,9 @@
+// tier: quick — in `npm run test:quick` (README "Test it"): fast, SQLite only
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { enginesUnderTest } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { makeApp } from '../support/helpers.js';
 import { commonV1Suite } from './common-suite.js';
 import {
   BERLIN,

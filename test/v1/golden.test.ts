@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { enginesUnderTest } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { makeApp } from '../support/helpers.js';
 import { B, buildFixture, type Fixture, type Rec, W } from './fixtures.js';
 import { call, type OpName, V1 } from './http-assert.js';
 

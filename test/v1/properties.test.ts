@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { enginesUnderTest } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { makeApp } from '../support/helpers.js';
 import { B, BERLIN, buildFixture, type Fixture, type LeadRec, Model, SUB } from './fixtures.js';
 import { assertConsent, assertLeads, assertProblem, call, OP_NAMES, type OpName, V1 } from './http-assert.js';
 

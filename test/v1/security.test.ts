@@ -4,8 +4,8 @@ import { crc32 } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { createKey } from '../../src/keys/create-key.js';
 import { generateKey, isWellFormedKey } from '../../src/keys/token.js';
-import { enginesUnderTest } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { makeApp } from '../support/helpers.js';
 import { BERLIN, buildFixture, type Fixture, LA, PLAIN, SUB } from './fixtures.js';
 import {
   assertLeads,

@@ -11,8 +11,8 @@ import {
   endpointChanges,
   type FinishedAttempt,
 } from '../../src/webhooks/delivery.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { eventually, load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { eventually, load } from '../support/helpers.js';
 import { Receiver } from './receiver.js';
 
 /**

@@ -13,8 +13,8 @@ import {
   MAX_ATTEMPTS,
 } from '../../src/webhooks/delivery.js';
 import type { Endpoint } from '../../src/webhooks/webhook.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { auth, eventually, keyFor, load, testConfig } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { auth, eventually, keyFor, load, testConfig } from '../support/helpers.js';
 import { HostileReceiver } from './hostile.js';
 import { Receiver } from './receiver.js';
 

@@ -7,8 +7,8 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fileSource, importRecords } from '../../src/io/import/run-import.js';
-import { enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load } from '../helpers.js';
+import { enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { load } from '../support/helpers.js';
 
 /**
  * Issue 13 §4: an import SIGKILLed in the middle of its transaction leaves no event for a lead

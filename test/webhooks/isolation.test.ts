@@ -4,8 +4,8 @@ import pino from 'pino';
 import { loadWebhookConfig } from '../../src/config.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { eventually, load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { eventually, load } from '../support/helpers.js';
 import { Receiver } from './receiver.js';
 
 /**

@@ -4,8 +4,8 @@ import type { FastifyInstance } from 'fastify';
 import type { V2Lead } from '../../src/schemas/v2.js';
 import type { Store } from '../../src/store.js';
 import { leadCreatedEnvelope, type WebhookEvent } from '../../src/webhooks/webhook.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { keyFor, load, makeApp } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { keyFor, load, makeApp } from '../support/helpers.js';
 import { assertV2Ok, get, post, V2 } from '../v2/client.js';
 
 /**

@@ -3,8 +3,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { eventually, load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { eventually, load } from '../support/helpers.js';
 import { Receiver } from './receiver.js';
 
 /**

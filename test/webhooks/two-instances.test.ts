@@ -3,8 +3,8 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { makeEngineStore, testDatabaseUrl } from '../engines.js';
-import { eventually, load } from '../helpers.js';
+import { makeEngineStore, testDatabaseUrl } from '../support/engines.js';
+import { eventually, load } from '../support/helpers.js';
 import { Receiver } from './receiver.js';
 
 /**
