@@ -8,6 +8,7 @@ import { newSigningSecret } from '../../src/webhooks/secret.js';
 import type { Endpoint } from '../../src/webhooks/webhook.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { keyFor, load, testConfig } from '../support/helpers.js';
+import { endpointFor } from '../webhooks/endpoints.js';
 import { csrfOf, form, type Signed, signIn } from './session.js';
 
 /**
@@ -34,16 +35,7 @@ for (const engine of enginesUnderTest()) {
     let leadNo = 0;
 
     const addEndpoint = (teamId: number, url: string, description: string) =>
-      store.webhooks.addEndpoint({
-        teamId,
-        url,
-        description,
-        eventTypes: ['lead.created'],
-        members: null,
-        subteams: null,
-        secret: newSigningSecret(),
-        createdAt: clock,
-      });
+      endpointFor(store, teamId, { url, description, secret: newSigningSecret(), createdAt: clock });
     /** A lead of `member`'s, dispatched to its team's endpoints: one pending delivery each. */
     async function newDelivery(member: number): Promise<void> {
       leadNo += 1;
@@ -107,13 +99,8 @@ for (const engine of enginesUnderTest()) {
     test('the list says who created each endpoint, and when the key it was made with is revoked', async () => {
       await keyFor(store, ADMIN_A);
       const key = (await store.keys.list(ADMIN_A)).at(-1)!;
-      const made = await store.webhooks.addEndpoint({
-        teamId: A,
+      const made = await endpointFor(store, A, {
         url: 'https://a.example/by-key',
-        description: null,
-        eventTypes: ['lead.created'],
-        members: null,
-        subteams: null,
         secret: newSigningSecret(),
         createdBy: { via: 'api', memberId: ADMIN_A, keyId: key.id },
         createdAt: clock,
