@@ -13,7 +13,8 @@ import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { eventually, keyFor, load, testConfig } from '../support/helpers.js';
 import { Receiver } from '../webhooks/receiver.js';
-import { checkView, cliLink, consoleContext, launchChromium } from './console-kit.js';
+import { launchChromium } from './chromium.js';
+import { checkView, cliLink, consoleContext } from './console-kit.js';
 
 /**
  * Issue 15 §5 in a real browser (Debian's Chromium through playwright-core): a team admin

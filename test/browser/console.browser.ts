@@ -8,7 +8,8 @@ import { createSignInLink } from '../../src/console/sign-in.js';
 import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { load, testConfig } from '../support/helpers.js';
-import { checkView, cliLink, consoleContext, launchChromium, recordPostOrigins } from './console-kit.js';
+import { launchChromium } from './chromium.js';
+import { checkView, cliLink, consoleContext, recordPostOrigins } from './console-kit.js';
 
 /**
  * Issue 15 in a real browser (Debian's Chromium through playwright-core, `npm run test:browser`):
