@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { createKey } from '../../src/keys/create-key.js';
 import { type EngineStore, makeEngineStore, testDatabaseUrl } from '../support/engines.js';
-import { auth, load } from '../support/helpers.js';
+import { auth, load, ONE_LEAD } from '../support/helpers.js';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 
 /**
@@ -33,11 +33,7 @@ for (const { counters, label, syncMs } of VARIANTS) {
 
     before(async () => {
       made = await makeEngineStore('postgres');
-      await load(made.store, [
-        { type: 'team', id: 1, name: 'T' },
-        { type: 'member', id: 1, teamId: 1, email: 'a@t.test', role: 'admin', pid: '1' },
-        { type: 'lead', userId: 1, id: 'x', epoch: 1000, isLead: true },
-      ]);
+      await load(made.store, ONE_LEAD);
       const env: Record<string, string> = {
         LEADLINE_RATE_LIMIT: String(LIMIT),
         LEADLINE_RATE_WINDOW_SECONDS: '3600',

@@ -3,7 +3,7 @@ import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { bulkInsertLeads } from '../support/bulk-leads.js';
 import { makeEngineStore, testDatabaseUrl } from '../support/engines.js';
-import { auth, keyFor, load } from '../support/helpers.js';
+import { auth, keyFor, load, ONE_LEAD } from '../support/helpers.js';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 
@@ -35,11 +35,7 @@ describe('PostgreSQL outage', {
 
   before(async () => {
     made = await makeEngineStore('postgres');
-    await load(made.store, [
-      { type: 'team', id: 1, name: 'T' },
-      { type: 'member', id: 1, teamId: 1, email: 'a@t.test', role: 'admin', pid: '1' },
-      { type: 'lead', userId: 1, id: 'x', epoch: 1000, isLead: true },
-    ]);
+    await load(made.store, ONE_LEAD);
     key = await keyFor(made.store, { member: 1, legacyV1: true });
     await bulkInsertLeads(made.location, 1, 300_000);
   });

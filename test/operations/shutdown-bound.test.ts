@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { makeEngineStore, testDatabaseUrl } from '../support/engines.js';
-import { auth, keyFor, load } from '../support/helpers.js';
+import { auth, keyFor, load, ONE_LEAD } from '../support/helpers.js';
 import { type ServerProcess, startServerProcess } from '../support/server-process.js';
 import { TcpProxy } from '../support/tcp-proxy.js';
 
@@ -22,11 +22,7 @@ describe('shutdown with a store that does not answer', {
 
   before(async () => {
     made = await makeEngineStore('postgres');
-    await load(made.store, [
-      { type: 'team', id: 1, name: 'T' },
-      { type: 'member', id: 1, teamId: 1, email: 'a@t.test', role: 'admin', pid: '1' },
-      { type: 'lead', userId: 1, id: 'x', epoch: 1000, isLead: true },
-    ]);
+    await load(made.store, ONE_LEAD);
     key = await keyFor(made.store, { member: 1, legacyV1: true });
     const target = new URL(made.location.databaseUrl!);
     proxy = new TcpProxy(target.hostname, Number(target.port || 5432));

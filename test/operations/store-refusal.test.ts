@@ -4,7 +4,7 @@ import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
 import { PostgresStore } from '../../src/storage/postgres/store.js';
 import { testDatabaseUrl } from '../support/engines.js';
-import { auth, keyFor, load } from '../support/helpers.js';
+import { auth, keyFor, load, ONE_LEAD } from '../support/helpers.js';
 import { type ServerProcess, startServerProcess, stopAll } from '../support/server-process.js';
 
 /**
@@ -30,11 +30,7 @@ describe('PostgreSQL refusing connections (R23)', {
     const store = PostgresStore.open(url.toString());
     try {
       await store.migrate();
-      await load(store, [
-        { type: 'team', id: 1, name: 'T' },
-        { type: 'member', id: 1, teamId: 1, email: 'a@t.test', role: 'admin', pid: '1' },
-        { type: 'lead', userId: 1, id: 'x', epoch: 1000, isLead: true },
-      ]);
+      await load(store, ONE_LEAD);
       key = await keyFor(store, { member: 1, legacyV1: true });
     } finally {
       await store.close();

@@ -6,7 +6,7 @@ import type { ReportKey, V1Report } from '../../src/retirement/report.js';
 import { utcDay } from '../../src/retirement/usage.js';
 import { type CliResult, jsonOf, leadline, storeArgs } from '../cli/cli.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
-import { auth, load } from '../support/helpers.js';
+import { auth, load, ONE_LEAD } from '../support/helpers.js';
 import { BIN, type ServerProcess, startServerProcess } from '../support/server-process.js';
 
 /**
@@ -92,11 +92,7 @@ for (const engine of enginesUnderTest()) {
     before(async () => {
       made = await makeEngineStore(engine);
       cli = storeArgs(made.location);
-      await load(made.store, [
-        { type: 'team', id: 1, name: 'T' },
-        { type: 'member', id: 1, teamId: 1, email: 'a@t.test', role: 'admin', pid: '1' },
-        { type: 'lead', userId: 1, id: 'x', epoch: 1000, isLead: true },
-      ]);
+      await load(made.store, ONE_LEAD);
       servers = await Promise.all([start(), start()]);
     });
     after(async () => {

@@ -26,6 +26,13 @@ export async function makeStore(): Promise<{ store: Store; path: string; cleanup
   };
 }
 
+/** The smallest store a server test needs: team 1, its admin (member 1) and one lead of theirs. */
+export const ONE_LEAD: object[] = [
+  { type: 'team', id: 1, name: 'T' },
+  { type: 'member', id: 1, teamId: 1, email: 'a@t.test', role: 'admin', pid: '1' },
+  { type: 'lead', userId: 1, id: 'x', epoch: 1000, isLead: true },
+];
+
 /** Imports records (objects, one per NDJSON line) as if they came from a file named `name`. */
 export async function load(store: Store, records: object[], name = 'fixture.ndjson'): Promise<ImportSummary> {
   const text = records.map((r) => JSON.stringify(r)).join('\n');
