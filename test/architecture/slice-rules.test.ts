@@ -4,8 +4,8 @@ import { createKey } from '../../src/keys/create-key.js';
 import { findKey } from '../../src/keys/find-key.js';
 import { revokeKey } from '../../src/keys/revoke-key.js';
 import { BrownoutRefused, scheduleBrownout } from '../../src/retirement/schedule-brownout.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { load } from '../support/helpers.js';
 
 /**
  * The rules the use cases hold for every transport (README "Layout"): a team admin acts on their

@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { type Browser, chromium } from 'playwright-core';
-import { makeEngineStore } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { recordViolations, servedInChromium, violations } from './chromium.js';
 
 /**
  * The API reference at /docs (issue 14 §2) in a real browser: Redoc renders the whole OpenAPI
@@ -13,26 +10,10 @@ import { makeApp } from '../helpers.js';
  * replacement, and the link leads there (Redoc's footer logo, on Redocly's CDN, is taken out of the
  * served bundle: issue 37). The site's links are at its top. Chromium from Debian's package, as the other pages.
  */
-const CHROMIUM = process.env.LEADLINE_CHROMIUM ?? '/usr/bin/chromium';
-
 describe('/docs: the API reference in Chromium', () => {
-  let app: FastifyInstance;
   let browser: Browser;
   let base = '';
-  let cleanup: () => Promise<void>;
-  before(async () => {
-    const made = await makeEngineStore('sqlite');
-    cleanup = made.cleanup;
-    app = await makeApp(made.store);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-  });
-  after(async () => {
-    await browser?.close();
-    await app?.close();
-    await cleanup?.();
-  });
+  servedInChromium('sqlite', (s) => ({ base, browser } = s));
 
   it('renders every operation from local files, v1 deprecated and pointing at v2', async () => {
     const page = await browser.newPage();
@@ -51,8 +32,7 @@ describe('/docs: the API reference in Chromium', () => {
     page.on('requestfailed', (req) => {
       if (foreign(req.url()) && req.failure()?.errorText !== 'csp') elsewhere.push(req.url());
     });
-    await page.addInitScript(`window.__violations = [];
-      document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`);
+    await recordViolations(page);
     await page.goto(`${base}/docs`);
     // Redoc is done when the operations' headings are on the page.
     await page.waitForSelector('text=getLeadsTimeRangeForTeam', { timeout: 30_000 });
@@ -68,7 +48,7 @@ describe('/docs: the API reference in Chromium', () => {
     assert.ok((await page.locator('[id="tag/v2/operation/searchLeads"]').count()) > 0, 'its target exists');
     // Redoc's footer logo (Redocly's CDN) is not in the served bundle: no CSP violation at all,
     // no console error (the favicon's 404 included), nothing fetched from another origin.
-    assert.deepEqual(await page.evaluate<string[]>('window.__violations'), [], 'no CSP violation');
+    assert.deepEqual(await violations(page), [], 'no CSP violation');
     assert.deepEqual(problems, [], 'no console error');
     // The site's links, as on every other page.
     for (const href of ['/', '/docs/v2', '/docs/v1-migration', '/docs/cli', '/console/keys']) {

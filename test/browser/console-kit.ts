@@ -3,37 +3,19 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
-import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
-import type { EngineStore } from '../engines.js';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { EngineStore } from '../support/engines.js';
+import { recordViolations, violations } from './chromium.js';
 
 /**
- * What the console's browser tests share (console*.browser.ts): Debian's Chromium, the sign-in
- * link as `leadline console link` prints it, and the checks every view gets — CSP quiet, axe-core
- * clean, no sideways scroll at 390 px, screenshots at 1280 and 390 px in test-results/console/
- * (docs/console.md lists them).
+ * What the console's browser tests share (console*.browser.ts) besides Chromium (./chromium.ts):
+ * the sign-in link as `leadline console link` prints it, and the checks every view gets — CSP
+ * quiet, axe-core clean, no sideways scroll at 390 px, screenshots at 1280 and 390 px in
+ * test-results/console/ (docs/console.md lists them).
  */
-const CHROMIUM = process.env.LEADLINE_CHROMIUM ?? '/usr/bin/chromium';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 export const SHOTS = `${ROOT}test-results/console/`;
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
-const RECORD_VIOLATIONS = `window.__violations = [];
-document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`;
-
-export async function launchChromium(): Promise<Browser> {
-  mkdirSync(SHOTS, { recursive: true });
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
-}
 
 /** `leadline console link …` as an operator runs it (the CLI from source, no build needed). */
 export function cliLink(location: EngineStore['location'], base: string, who: string[]): string {
@@ -66,7 +48,7 @@ export async function consoleContext(
   problems: string[],
 ): Promise<{ ctx: BrowserContext; page: Page }> {
   const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  await ctx.addInitScript(RECORD_VIOLATIONS);
+  await recordViolations(ctx);
   const page = await ctx.newPage();
   page.on('request', (r) => {
     if (new URL(r.url()).origin !== base) foreign.push(r.url());
@@ -97,13 +79,14 @@ export function recordPostOrigins(page: Page, base: string, into: Promise<string
 
 /** The checks every view gets: CSP quiet, axe clean, screenshots at both widths. */
 export async function checkView(page: Page, name: string): Promise<void> {
-  assert.deepEqual(await page.evaluate<string[]>('window.__violations'), [], `${name}: CSP violations`);
+  assert.deepEqual(await violations(page), [], `${name}: CSP violations`);
   await page.evaluate(AXE);
   const found = await page.evaluate<{ id: string; impact: string; nodes: number }[]>(`axe
     .run(document, { resultTypes: ['violations'] })
     .then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.length })))`);
   const bad = found.filter((v) => v.impact === 'serious' || v.impact === 'critical');
   assert.deepEqual(bad, [], `${name}: axe found ${JSON.stringify(bad)}`);
+  mkdirSync(SHOTS, { recursive: true });
   await page.screenshot({ path: `${SHOTS}${name}-1280.png`, fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
   // The chart follows the window's size on its resize event.

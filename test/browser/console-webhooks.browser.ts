@@ -10,10 +10,12 @@ import { createSignInLink } from '../../src/console/sign-in.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
 import { Sender } from '../../src/delivery/send.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { eventually, keyFor, load, testConfig } from '../helpers.js';
+import { twoTeams } from '../console/two-teams.js';
+import { type EngineStore, enginesUnderTest } from '../support/engines.js';
+import { eventually, keyFor, load, testConfig } from '../support/helpers.js';
 import { Receiver } from '../webhooks/receiver.js';
-import { checkView, cliLink, consoleContext, launchChromium } from './console-kit.js';
+import { launchChromium } from './chromium.js';
+import { checkView, cliLink, consoleContext } from './console-kit.js';
 
 /**
  * Issue 15 §5 in a real browser (Debian's Chromium through playwright-core): a team admin
@@ -66,14 +68,15 @@ for (const engine of enginesUnderTest()) {
     }
 
     before(async () => {
-      made = await makeEngineStore(engine);
+      made = await twoTeams(
+        engine,
+        [A, B],
+        [
+          { type: 'member', id: ADMIN_A, teamId: A, email: 'ana@a.test', role: 'admin', pid: 'p-ana' },
+          { type: 'member', id: ADMIN_B, teamId: B, email: 'bo@b.test', role: 'admin', pid: 'p-bo' },
+        ],
+      );
       store = made.store;
-      await load(store, [
-        { type: 'team', id: A, name: 'Team A' },
-        { type: 'team', id: B, name: 'Team B' },
-        { type: 'member', id: ADMIN_A, teamId: A, email: 'ana@a.test', role: 'admin', pid: 'p-ana' },
-        { type: 'member', id: ADMIN_B, teamId: B, email: 'bo@b.test', role: 'admin', pid: 'p-bo' },
-      ]);
       app = await buildApp({ config: testConfig({ LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true' }), store });
       await app.listen({ host: '127.0.0.1', port: 0 });
       base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

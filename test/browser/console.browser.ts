@@ -6,9 +6,11 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { buildApp } from '../../src/app.js';
 import { createSignInLink } from '../../src/console/sign-in.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load, testConfig } from '../helpers.js';
-import { checkView, cliLink, consoleContext, launchChromium, recordPostOrigins } from './console-kit.js';
+import { twoTeams } from '../console/two-teams.js';
+import { type EngineStore, enginesUnderTest } from '../support/engines.js';
+import { testConfig } from '../support/helpers.js';
+import { launchChromium } from './chromium.js';
+import { checkView, cliLink, consoleContext, recordPostOrigins } from './console-kit.js';
 
 /**
  * Issue 15 in a real browser (Debian's Chromium through playwright-core, `npm run test:browser`):
@@ -68,33 +70,34 @@ for (const engine of enginesUnderTest()) {
     const problems: string[] = [];
 
     before(async () => {
-      made = await makeEngineStore(engine);
+      made = await twoTeams(
+        engine,
+        [A, B],
+        [
+          { type: 'member', id: 15311, teamId: A, email: 'ana@a.test', name: 'Ana', role: 'admin' },
+          {
+            type: 'member',
+            id: 15312,
+            teamId: A,
+            email: 'rui@a.test',
+            name: 'Rui',
+            role: 'member',
+            pid: 'p-rui',
+          },
+          // A long address and name: the create-key form's member select must not widen a phone's page.
+          {
+            type: 'member',
+            id: 15313,
+            teamId: A,
+            email: 'maria.fernanda.dos.santos.albuquerque@sales-department.a.test',
+            name: 'Maria Fernanda dos Santos Albuquerque',
+            role: 'member',
+          },
+          { type: 'member', id: 15321, teamId: B, email: 'bo@b.test', role: 'admin' },
+          { type: 'lead', userId: 15312, id: 'l-1', epoch: 1_760_000_000_000, isLead: true },
+        ],
+      );
       store = made.store;
-      await load(store, [
-        { type: 'team', id: A, name: 'Team A' },
-        { type: 'team', id: B, name: 'Team B' },
-        { type: 'member', id: 15311, teamId: A, email: 'ana@a.test', name: 'Ana', role: 'admin' },
-        {
-          type: 'member',
-          id: 15312,
-          teamId: A,
-          email: 'rui@a.test',
-          name: 'Rui',
-          role: 'member',
-          pid: 'p-rui',
-        },
-        // A long address and name: the create-key form's member select must not widen a phone's page.
-        {
-          type: 'member',
-          id: 15313,
-          teamId: A,
-          email: 'maria.fernanda.dos.santos.albuquerque@sales-department.a.test',
-          name: 'Maria Fernanda dos Santos Albuquerque',
-          role: 'member',
-        },
-        { type: 'member', id: 15321, teamId: B, email: 'bo@b.test', role: 'admin' },
-        { type: 'lead', userId: 15312, id: 'l-1', epoch: 1_760_000_000_000, isLead: true },
-      ]);
       app = await buildApp({ config: testConfig({ LEADLINE_USAGE_FLUSH_MS: '100' }), store });
       await app.listen({ host: '127.0.0.1', port: 0 });
       base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;

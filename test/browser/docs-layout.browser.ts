@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { type Browser, chromium } from 'playwright-core';
-import { makeEngineStore } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { before, describe, it } from 'node:test';
+import type { Browser } from 'playwright-core';
+import { servedInChromium } from './chromium.js';
 
 /**
  * The pages read at a desktop width (1280 px) and a phone's (390 px) in Chromium (issue 22 §9):
@@ -15,29 +12,14 @@ import { makeApp } from '../helpers.js';
  * code wraps; a table wider than the screen scrolls inside itself), and the links back are on
  * top. Screenshots are written to $TMPDIR/leadline-screenshots/ for a person to look at.
  */
-const CHROMIUM = process.env.LEADLINE_CHROMIUM ?? '/usr/bin/chromium';
 const SHOTS = join(tmpdir(), 'leadline-screenshots');
 const PAGES = ['/docs/cli', '/', '/problems/invalid-parameters', '/docs/v2'];
 
 describe('pages at 1280 px and 390 px in Chromium', () => {
-  let app: FastifyInstance;
   let browser: Browser;
   let base = '';
-  let cleanup: () => Promise<void>;
-  before(async () => {
-    const made = await makeEngineStore('sqlite');
-    cleanup = made.cleanup;
-    app = await makeApp(made.store);
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-    mkdirSync(SHOTS, { recursive: true });
-  });
-  after(async () => {
-    await browser?.close();
-    await app?.close();
-    await cleanup?.();
-  });
+  servedInChromium('sqlite', (s) => ({ base, browser } = s));
+  before(() => mkdirSync(SHOTS, { recursive: true }));
 
   for (const width of [1280, 390]) {
     for (const path of PAGES) {

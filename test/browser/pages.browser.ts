@@ -1,10 +1,8 @@
 import assert from 'node:assert/strict';
-import type { AddressInfo } from 'node:net';
-import { after, before, describe, it } from 'node:test';
-import type { FastifyInstance } from 'fastify';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { enginesUnderTest, makeEngineStore } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { describe, it } from 'node:test';
+import type { Browser, Page } from 'playwright-core';
+import { enginesUnderTest } from '../support/engines.js';
+import { recordViolations, servedInChromium, violations } from './chromium.js';
 
 /**
  * R17 in a real browser: the pages are styled by their own files under their Content-Security-
@@ -15,31 +13,11 @@ import { makeApp } from '../helpers.js';
  */
 /** The console's sign-in page: a form, shown for any link (only its POST checks the link). */
 const SIGN_IN = `/console/sign-in/${'0'.repeat(64)}`;
-const CHROMIUM = process.env.LEADLINE_CHROMIUM ?? '/usr/bin/chromium';
-
-/** Every CSP violation a document reports, kept on the window for the test to read. */
-const RECORD_VIOLATIONS = `window.__violations = [];
-document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(e.violatedDirective + ' ' + e.blockedURI));`;
-
 for (const engine of enginesUnderTest()) {
   describe(`R17: the pages in Chromium [${engine}]`, () => {
-    let app: FastifyInstance;
     let browser: Browser;
     let base = '';
-    let cleanup: () => Promise<void>;
-    before(async () => {
-      const made = await makeEngineStore(engine);
-      cleanup = made.cleanup;
-      app = await makeApp(made.store);
-      await app.listen({ host: '127.0.0.1', port: 0 });
-      base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu'] });
-    });
-    after(async () => {
-      await browser?.close();
-      await app.close();
-      await cleanup();
-    });
+    servedInChromium(engine, (s) => ({ base, browser } = s));
 
     async function open(url: string): Promise<{ page: Page; problems: string[] }> {
       const page = await browser.newPage();
@@ -51,13 +29,12 @@ for (const engine of enginesUnderTest()) {
           problems.push(`${msg.text()} (${msg.location().url})`);
         }
       });
-      await page.addInitScript(RECORD_VIOLATIONS);
+      await recordViolations(page);
       await page.goto(`${base}${url}`);
       return { page, problems };
     }
 
     // Code that runs in the page is written as strings: the project's types have no DOM.
-    const violations = (page: Page) => page.evaluate<string[]>('window.__violations');
     const style = (page: Page, selector: string, property: string) =>
       page.evaluate<string>(`getComputedStyle(document.querySelector('${selector}')).${property}`);
 

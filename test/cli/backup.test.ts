@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
-import { startServerProcess, stopAll } from '../server-process.js';
+import { startServerProcess, stopAll } from '../support/server-process.js';
 import { jsonOf, leadline, succeeded } from './cli.js';
 
 /**

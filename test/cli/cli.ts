@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import type { StoreLocation } from '../../src/open-store.js';
-import { BIN } from '../server-process.js';
+import { BIN } from '../support/server-process.js';
 
 export interface CliResult {
   /** The exit code; null when a signal ended the child (then `signal` names it). */
@@ -63,3 +63,15 @@ export function jsonOf(r: CliResult, status = 0): any {
 export function storeArgs(location: StoreLocation): string[] {
   return location.databaseUrl === null ? ['--db', location.dbPath] : ['--database-url', location.databaseUrl];
 }
+
+/** A lead of Ana (member 4822 of Acme, the import tests' collector) as an import file holds it. */
+export const anaLead = (id: string, epoch: number, extra: object = {}) => ({
+  type: 'lead',
+  userId: 4822,
+  id,
+  epoch,
+  isLead: true,
+  apptoapp: false,
+  isManual: false,
+  ...extra,
+});

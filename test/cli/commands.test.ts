@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { BIN } from '../server-process.js';
+import { BIN } from '../support/server-process.js';
 import { jsonOf, leadline, succeeded } from './cli.js';
 import { dumpStore } from './store-dump.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load, makeApp } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { load, makeApp } from '../support/helpers.js';
 import { describeRun, jsonOf, leadline, storeArgs } from './cli.js';
 
 /** `leadline console link` (issue 15 §1): a link that signs in once, for team admins and the operator only. */

@@ -4,8 +4,8 @@ import { once } from 'node:events';
 import { after, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { stripVTControlCharacters } from 'node:util';
-import { enginesUnderTest, makeEngineStore } from '../engines.js';
-import { BIN, type ServerProcess, startServerProcess, stopAll } from '../server-process.js';
+import { enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { BIN, type ServerProcess, startServerProcess, stopAll } from '../support/server-process.js';
 import { describeRun, jsonOf, leadline, storeArgs } from './cli.js';
 
 /**

@@ -9,7 +9,7 @@ import {
   makeEngineStore,
   schemaUrl,
   testDatabaseUrl,
-} from '../engines.js';
+} from '../support/engines.js';
 import { leadline, storeArgs } from './cli.js';
 
 /** `members list`, `teams list`, and `keys create --member <unknown>` pointing at them (issue 22 §3). */

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
-import { type EngineName, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { BIN } from '../server-process.js';
+import { type EngineName, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { BIN } from '../support/server-process.js';
 import { describeRun, leadline, storeArgs, succeeded } from './cli.js';
 import { dumpLocation, type StoreDump } from './store-dump.js';
 

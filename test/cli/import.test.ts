@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, type TestContext, test } from 'node:test';
 import { WORKER_FROM_BYTES } from '../../src/io/import/feed.js';
-import { type EngineName, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { describeRun, jsonOf, leadline, storeArgs, succeeded } from './cli.js';
+import { type EngineName, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { describeRun, jsonOf, anaLead as lead, leadline, storeArgs, succeeded } from './cli.js';
 import { dumpLocation, type StoreDump } from './store-dump.js';
 
 let dir: string;
@@ -50,16 +50,6 @@ const sub = {
   members: [4822, 4823],
   admins: [4823],
 };
-const lead = (id: string, epoch: number, extra: object = {}) => ({
-  type: 'lead',
-  userId: 4822,
-  id,
-  epoch,
-  isLead: true,
-  apptoapp: false,
-  isManual: false,
-  ...extra,
-});
 const base = [team, ana, bo, sub, lead('1', 1000), lead('2', 2000)];
 
 for (const engine of enginesUnderTest()) {

@@ -1,3 +1,4 @@
+// tier: quick — in `npm run test:quick` (README "Test it"): fast, SQLite only
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -5,8 +6,8 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { isWellFormedKey } from '../../src/keys/token.js';
 import { openStore, type StoreLocation } from '../../src/open-store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { auth, makeApp } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { auth, makeApp } from '../support/helpers.js';
 import { describeRun, jsonOf, leadline, storeArgs } from './cli.js';
 import { dumpLocation } from './store-dump.js';
 

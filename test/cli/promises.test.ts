@@ -5,8 +5,8 @@ import { tmpdir } from 'node:os';
 import { after, before, describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createKey } from '../../src/keys/create-key.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { BIN, startServerProcess, stopAll } from '../server-process.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { BIN, startServerProcess, stopAll } from '../support/server-process.js';
 import { leadline, storeArgs, succeeded } from './cli.js';
 
 /** Issue 22 §7, §8: the CLI keeps its promises — usage errors, help, version, listings, v1 status. */

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import '../server-process.js'; // refuses to start on a stale dist/
+import '../support/server-process.js'; // refuses to start on a stale dist/
 
 /**
  * Issue 37 §1: the documented ways of running the service — `npm start` (README) and

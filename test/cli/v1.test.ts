@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { auth, load, testConfig } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { auth, load, testConfig } from '../support/helpers.js';
 import { type CliResult, describeRun, jsonOf, leadline, storeArgs } from './cli.js';
 
 /**

@@ -5,8 +5,8 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createLeadline, type Lead, LeadlineError } from '../../packages/client/src/index.js';
 import { retryAfterMs } from '../../packages/client/src/retry.js';
-import { enginesUnderTest } from '../engines.js';
-import { eventually, makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { eventually, makeApp } from '../support/helpers.js';
 import { BERLIN, buildFixture, type Fixture } from '../v1/fixtures.js';
 
 /**

@@ -4,8 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { createLeadline, LeadlineError } from '../../packages/client/src/index.js';
 import { createLeadlineV1, type LeadlineV1 } from '../../packages/client/src/v1.js';
-import { enginesUnderTest } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { makeApp } from '../support/helpers.js';
 import {
   B,
   BERLIN,

@@ -5,9 +5,10 @@ import { buildApp } from '../../src/app.js';
 import { createSignInLink, SESSION_IDLE_MS, SIGN_IN_LINK_MS } from '../../src/console/sign-in.js';
 import { createKey } from '../../src/keys/create-key.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { auth, load, testConfig } from '../helpers.js';
+import { type EngineStore, enginesUnderTest } from '../support/engines.js';
+import { auth, testConfig } from '../support/helpers.js';
 import { csrfOf, form, type Signed, signIn } from './session.js';
+import { twoTeams } from './two-teams.js';
 
 /**
  * Issue 15 §1, §2, §4 through the real app: sign-in links, the session cookie, CSRF, idle
@@ -29,15 +30,16 @@ for (const engine of enginesUnderTest()) {
     let keyB = { id: 0, key: '' };
     let a: Signed;
     before(async () => {
-      made = await makeEngineStore(engine);
+      made = await twoTeams(
+        engine,
+        [A, B],
+        [
+          { type: 'member', id: ADMIN_A, teamId: A, email: 'admin@a.test', role: 'admin' },
+          { type: 'member', id: REP_A, teamId: A, email: 'rep@a.test', role: 'member' },
+          { type: 'member', id: ADMIN_B, teamId: B, email: 'admin@b.test', role: 'admin' },
+        ],
+      );
       store = made.store;
-      await load(store, [
-        { type: 'team', id: A, name: 'Team A' },
-        { type: 'team', id: B, name: 'Team B' },
-        { type: 'member', id: ADMIN_A, teamId: A, email: 'admin@a.test', role: 'admin' },
-        { type: 'member', id: REP_A, teamId: A, email: 'rep@a.test', role: 'member' },
-        { type: 'member', id: ADMIN_B, teamId: B, email: 'admin@b.test', role: 'admin' },
-      ]);
       keyB = await createKey(store, { member: ADMIN_B, label: 'team b secret label' });
       app = await buildApp({ config: testConfig(), store, now: () => clock });
       a = await signIn(app, store, ADMIN_A, clock);

@@ -6,9 +6,11 @@ import type { Store } from '../../src/store.js';
 import type { AttemptOutcome } from '../../src/webhooks/delivery.js';
 import { newSigningSecret } from '../../src/webhooks/secret.js';
 import type { Endpoint } from '../../src/webhooks/webhook.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { keyFor, load, testConfig } from '../helpers.js';
+import { type EngineStore, enginesUnderTest } from '../support/engines.js';
+import { keyFor, load, testConfig } from '../support/helpers.js';
+import { endpointFor } from '../webhooks/endpoints.js';
 import { csrfOf, form, type Signed, signIn } from './session.js';
+import { twoTeams } from './two-teams.js';
 
 /**
  * Issue 15 §5 through the real app: the webhooks views list a team's endpoints and their
@@ -34,16 +36,7 @@ for (const engine of enginesUnderTest()) {
     let leadNo = 0;
 
     const addEndpoint = (teamId: number, url: string, description: string) =>
-      store.webhooks.addEndpoint({
-        teamId,
-        url,
-        description,
-        eventTypes: ['lead.created'],
-        members: null,
-        subteams: null,
-        secret: newSigningSecret(),
-        createdAt: clock,
-      });
+      endpointFor(store, teamId, { url, description, secret: newSigningSecret(), createdAt: clock });
     /** A lead of `member`'s, dispatched to its team's endpoints: one pending delivery each. */
     async function newDelivery(member: number): Promise<void> {
       leadNo += 1;
@@ -66,14 +59,15 @@ for (const engine of enginesUnderTest()) {
     const deliveriesOf = async (e: Endpoint) => (await store.deliveries.deliveries('operator', e.id, 50))!;
 
     before(async () => {
-      made = await makeEngineStore(engine);
+      made = await twoTeams(
+        engine,
+        [A, B],
+        [
+          { type: 'member', id: ADMIN_A, teamId: A, email: 'admin@a.test', role: 'admin', pid: 'p-a' },
+          { type: 'member', id: ADMIN_B, teamId: B, email: 'admin@b.test', role: 'admin', pid: 'p-b' },
+        ],
+      );
       store = made.store;
-      await load(store, [
-        { type: 'team', id: A, name: 'Team A' },
-        { type: 'team', id: B, name: 'Team B' },
-        { type: 'member', id: ADMIN_A, teamId: A, email: 'admin@a.test', role: 'admin', pid: 'p-a' },
-        { type: 'member', id: ADMIN_B, teamId: B, email: 'admin@b.test', role: 'admin', pid: 'p-b' },
-      ]);
       endA = await addEndpoint(A, 'https://a.example/hooks', 'CRM <script>alert(1)</script>');
       endB = await addEndpoint(B, 'https://b.example/secret-hooks', 'team b endpoint');
       // One failed delivery each (B's endpoint disabled by its 410), then one pending for A.
@@ -107,13 +101,8 @@ for (const engine of enginesUnderTest()) {
     test('the list says who created each endpoint, and when the key it was made with is revoked', async () => {
       await keyFor(store, ADMIN_A);
       const key = (await store.keys.list(ADMIN_A)).at(-1)!;
-      const made = await store.webhooks.addEndpoint({
-        teamId: A,
+      const made = await endpointFor(store, A, {
         url: 'https://a.example/by-key',
-        description: null,
-        eventTypes: ['lead.created'],
-        members: null,
-        subteams: null,
         secret: newSigningSecret(),
         createdBy: { via: 'api', memberId: ADMIN_A, keyId: key.id },
         createdAt: clock,

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import type { FastifyInstance } from 'fastify';
 import { createLeadline, type Lead } from '../../packages/client/src/index.js';
-import { enginesUnderTest } from '../engines.js';
-import { eventually, makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { eventually, makeApp } from '../support/helpers.js';
 import { B, BERLIN, buildFixture, type Fixture, importMore, lead } from '../v1/fixtures.js';
 
 /**

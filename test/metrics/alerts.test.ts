@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { watchRetirement } from '../../src/http/metrics.js';
-import { makeStore, testConfig } from '../helpers.js';
+import { makeStore, testConfig } from '../support/helpers.js';
 import { PROMTOOL, prometheusPackageSkip } from './prometheus-package.js';
 import { METRICS_TOKEN, metricsApp } from './scrape.js';
 

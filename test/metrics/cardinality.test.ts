@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { HTTPMethods } from 'fastify';
-import { enginesUnderTest } from '../engines.js';
 import { requestArbitrary } from '../reliability/fuzz.js';
+import { enginesUnderTest } from '../support/engines.js';
 import { BERLIN, buildFixture, type Fixture } from '../v1/fixtures.js';
 import { metricsApp, scrape } from './scrape.js';
 

@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import { describeRun, leadline, storeArgs } from '../cli/cli.js';
-import { enginesUnderTest, makeEngineStore } from '../engines.js';
+import { describeRun, anaLead as lead, leadline, storeArgs } from '../cli/cli.js';
+import { enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { parseExposition, sampleSum } from './scrape.js';
 
 /** `leadline import --metrics-file`: the import's figures for node_exporter's textfile collector. */
@@ -13,15 +13,6 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 const team = { type: 'team', id: 10, name: 'Acme', timeZone: 'Europe/Berlin' };
 const ana = { type: 'member', id: 4822, teamId: 10, email: 'ana@acme.test', role: 'admin', pid: '7891' };
-const lead = (id: string, epoch: number) => ({
-  type: 'lead',
-  userId: 4822,
-  id,
-  epoch,
-  isLead: true,
-  apptoapp: false,
-  isManual: false,
-});
 const file = (name: string, records: object[], raw: string[] = []) => {
   const path = join(dir, name);
   writeFileSync(path, [...records.map((r) => JSON.stringify(r)), ...raw].join('\n'));

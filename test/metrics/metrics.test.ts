@@ -4,8 +4,8 @@ import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.js';
 import { createKey } from '../../src/keys/create-key.js';
 import { LATENCY_BUCKETS } from '../../src/metrics/metrics.js';
-import { enginesUnderTest } from '../engines.js';
-import { auth, makeApp, testConfig } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { auth, makeApp, testConfig } from '../support/helpers.js';
 import { BERLIN, buildFixture, type Fixture, LA } from '../v1/fixtures.js';
 import { METRICS_TOKEN, metricsApp, sampleSum, scrape } from './scrape.js';
 

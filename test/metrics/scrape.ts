@@ -3,7 +3,7 @@ import { buildApp } from '../../src/app.js';
 import { Metrics } from '../../src/metrics/metrics.js';
 import { observeStore } from '../../src/storage/observed-store.js';
 import type { Store } from '../../src/store.js';
-import { testConfig } from '../helpers.js';
+import { testConfig } from '../support/helpers.js';
 
 export const METRICS_TOKEN = 'metrics-token-for-tests-0123456789';
 

@@ -3,9 +3,9 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { storeArgs } from '../cli/cli.js';
-import { enginesUnderTest, makeEngineStore } from '../engines.js';
-import { keyFor, load } from '../helpers.js';
-import { startServerProcess, stopAll } from '../server-process.js';
+import { enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { keyFor, load } from '../support/helpers.js';
+import { startServerProcess, stopAll } from '../support/server-process.js';
 import { BERLIN, fixtureRecords } from '../v1/fixtures.js';
 
 /**

@@ -5,8 +5,8 @@ import { createKey } from '../../src/keys/create-key.js';
 import { KEY_STATUSES, v1Report } from '../../src/retirement/report.js';
 import type { UsageRow } from '../../src/retirement/usage.js';
 import type { Store } from '../../src/store.js';
-import { enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load, testConfig } from '../helpers.js';
+import { enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { load, testConfig } from '../support/helpers.js';
 import { M, searchRecords } from '../v2/search-fixture.js';
 import { metricsApp, sampleSum, scrape } from './scrape.js';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { storeArgs } from '../cli/cli.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { eventually, keyFor, load } from '../helpers.js';
-import { type ServerProcess, startServerProcess, stopAll } from '../server-process.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { eventually, keyFor, load } from '../support/helpers.js';
+import { type ServerProcess, startServerProcess, stopAll } from '../support/server-process.js';
 import { Receiver } from '../webhooks/receiver.js';
 import { METRICS_TOKEN, parseExposition, sampleSum } from './scrape.js';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { enginesUnderTest } from '../engines.js';
+import { enginesUnderTest } from '../support/engines.js';
 import { runIsolation } from './isolation.js';
 import { report } from './report.js';
 import { buildWorld, type World } from './world.js';

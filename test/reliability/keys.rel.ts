@@ -3,8 +3,8 @@ import { after, describe, test } from 'node:test';
 import { createKey } from '../../src/keys/create-key.js';
 import { storeArgs } from '../cli/cli.js';
 import { dumpLocation } from '../cli/store-dump.js';
-import { enginesUnderTest } from '../engines.js';
-import { startServerProcess, stopAll } from '../server-process.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { startServerProcess, stopAll } from '../support/server-process.js';
 import { report, saveLogs } from './report.js';
 import { fixtureAt } from './world.js';
 

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { PostgresStore } from '../../src/storage/postgres/store.js';
-import { keyFor, load } from '../helpers.js';
-import { startServerProcess, stopAll } from '../server-process.js';
+import { keyFor, load } from '../support/helpers.js';
+import { startServerProcess, stopAll } from '../support/server-process.js';
 import { fixtureRecords } from '../v1/fixtures.js';
 import { mixedRequests, startLoad, startTicker } from './load.js';
 import { type PrivatePostgres, startPrivatePostgres } from './private-pg.js';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, describe, test } from 'node:test';
 import { storeArgs } from '../cli/cli.js';
-import { enginesUnderTest } from '../engines.js';
-import { startServerProcess, stopAll } from '../server-process.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { startServerProcess, stopAll } from '../support/server-process.js';
 import { mixedRequests, startLoad, startProbe } from './load.js';
 import { report, saveLogs } from './report.js';
 import { fixtureAt } from './world.js';

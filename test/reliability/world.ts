@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance } from 'fastify';
 import type { StoreLocation } from '../../src/open-store.js';
 import type { Store } from '../../src/store.js';
-import { type EngineName, makeEngineStore } from '../engines.js';
-import { keyFor, load, makeApp } from '../helpers.js';
+import { type EngineName, makeEngineStore } from '../support/engines.js';
+import { keyFor, load, makeApp } from '../support/helpers.js';
 import {
   buildFixture,
   type Fixture,

@@ -11,8 +11,8 @@ import {
   tokenHash,
 } from '../../src/console/sign-in.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { load } from '../support/helpers.js';
 
 /** Issue 15 §1: console sign-in links and sessions, the same rules on every engine. */
 const T0 = 1_790_000_000_000;

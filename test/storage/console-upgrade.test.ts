@@ -4,15 +4,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
-import postgres from 'postgres';
 import { createSignInLink, openSession, resumeSession } from '../../src/console/sign-in.js';
-import { migrate as migratePg } from '../../src/storage/postgres/migrations.js';
-import { PostgresStore } from '../../src/storage/postgres/store.js';
-import { migrate as migrateSqlite } from '../../src/storage/sqlite/migrations.js';
-import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import type { Store } from '../../src/store.js';
-import { enginesUnderTest, schemaUrl, testDatabaseUrl } from '../engines.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { oldPostgresStore, oldSqliteStore } from './old-store.js';
 
 /**
  * Issue 15: migration 7 (console sign-in links and sessions) upgrades a store that leadline left
@@ -42,58 +37,49 @@ describe('console: a store written before migration 7', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('SQLite is upgraded in place', { skip: !engines.includes('sqlite') }, async () => {
-    const path = join(dir, 'old.db');
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    migrateSqlite(db, 6);
-    const before = (db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number }).v;
-    db.prepare("INSERT INTO teams (id, name) VALUES (?, 'Old')").run(TEAM);
-    db.prepare(
-      "INSERT INTO members (id, team_id, email, role, pid) VALUES (?, ?, 'old-admin@console.test', 'admin', 'p')",
-    ).run(ADMIN, TEAM);
-    db.prepare(
-      `INSERT INTO api_keys (member_id, display, hash, label, created_at, legacy_v1)
-       VALUES (?, 'llk_OLDKEY00', ?, 'before the console', ?, 0)`,
-    ).run(ADMIN, randomBytes(32), NOW - 86_400_000);
-    db.close();
-
-    const store = SqliteStore.open(path);
-    try {
-      const report = await store.migrate();
-      assert.equal(report.from, before);
-      assert.ok(report.applied.includes('7-console-sessions'), report.applied.join(', '));
-      await checkUpgraded(store);
-    } finally {
-      await store.close();
-    }
+    let before = 0;
+    await oldSqliteStore(
+      join(dir, 'old.db'),
+      6,
+      (db) => {
+        before = (db.prepare('SELECT max(version) AS v FROM schema_migrations').get() as { v: number }).v;
+        db.prepare("INSERT INTO teams (id, name) VALUES (?, 'Old')").run(TEAM);
+        db.prepare(
+          "INSERT INTO members (id, team_id, email, role, pid) VALUES (?, ?, 'old-admin@console.test', 'admin', 'p')",
+        ).run(ADMIN, TEAM);
+        db.prepare(
+          `INSERT INTO api_keys (member_id, display, hash, label, created_at, legacy_v1)
+           VALUES (?, 'llk_OLDKEY00', ?, 'before the console', ?, 0)`,
+        ).run(ADMIN, randomBytes(32), NOW - 86_400_000);
+      },
+      async (store) => {
+        const report = await store.migrate();
+        assert.equal(report.from, before);
+        assert.ok(report.applied.includes('7-console-sessions'), report.applied.join(', '));
+        await checkUpgraded(store);
+      },
+    );
   });
 
   test('PostgreSQL is upgraded in place', { skip: !engines.includes('postgres') }, async () => {
-    const url = testDatabaseUrl()!;
-    const schema = `lt_${randomBytes(6).toString('hex')}`;
-    const admin = postgres(url, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`CREATE SCHEMA ${schema}`);
-    const sql = postgres(schemaUrl(url, schema), { max: 1, onnotice: () => {} });
-    let store: PostgresStore | null = null;
-    try {
-      await migratePg(sql, 6);
-      const [{ v: before } = { v: 0 }] = await sql<
-        { v: number }[]
-      >`SELECT max(version) AS v FROM schema_migrations`;
-      await sql`INSERT INTO teams (id, name) VALUES (${TEAM}, 'Old')`;
-      await sql`INSERT INTO members (id, team_id, email, role, pid) VALUES (${ADMIN}, ${TEAM}, 'old-admin@console.test', 'admin', 'p')`;
-      await sql`INSERT INTO api_keys (member_id, display, hash, label, created_at, legacy_v1)
-        VALUES (${ADMIN}, 'llk_OLDKEY00', ${randomBytes(32)}, 'before the console', ${NOW - 86_400_000}, false)`;
-      await sql.end();
-      store = PostgresStore.open(schemaUrl(url, schema));
-      const report = await store.migrate();
-      assert.equal(report.from, before);
-      assert.ok(report.applied.includes('7-console-sessions'), report.applied.join(', '));
-      await checkUpgraded(store);
-    } finally {
-      await store?.close();
-      await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.end();
-    }
+    let before = 0;
+    await oldPostgresStore(
+      6,
+      async (sql) => {
+        [{ v: before } = { v: 0 }] = await sql<
+          { v: number }[]
+        >`SELECT max(version) AS v FROM schema_migrations`;
+        await sql`INSERT INTO teams (id, name) VALUES (${TEAM}, 'Old')`;
+        await sql`INSERT INTO members (id, team_id, email, role, pid) VALUES (${ADMIN}, ${TEAM}, 'old-admin@console.test', 'admin', 'p')`;
+        await sql`INSERT INTO api_keys (member_id, display, hash, label, created_at, legacy_v1)
+          VALUES (${ADMIN}, 'llk_OLDKEY00', ${randomBytes(32)}, 'before the console', ${NOW - 86_400_000}, false)`;
+      },
+      async (store) => {
+        const report = await store.migrate();
+        assert.equal(report.from, before);
+        assert.ok(report.applied.includes('7-console-sessions'), report.applied.join(', '));
+        await checkUpgraded(store);
+      },
+    );
   });
 });

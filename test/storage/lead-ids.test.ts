@@ -2,11 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Lead } from '../../src/leads/lead.js';
 import type { NewLead } from '../../src/leads/leads.port.js';
-import { searchable } from '../../src/leads/text.js';
 import { leadIds, randomLeadId } from '../../src/storage/lead-id.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { load } from '../support/helpers.js';
+import { newLeadOf } from './new-lead.js';
 
 /**
  * R15: the v1 id of a lead created without one says nothing about other teams. It used to be the
@@ -14,23 +14,16 @@ import { load } from '../helpers.js';
  */
 function newLead(teamId: number, memberId: number, epoch: number): NewLead {
   const fields = { name: 'Id Probe', isLead: true, apptoapp: false, isManual: false };
-  return {
+  return newLeadOf({
     teamId,
     memberId,
     id: null,
     epoch,
-    time: 'label',
-    userPid: `p${memberId}`,
-    kind: 'connection',
-    locationShared: false,
-    lat: null,
-    long: null,
-    fields: JSON.stringify(fields),
+    fields,
     source: 'MANUAL',
     firstName: 'Id',
     lastName: 'Probe',
-    ...searchable(fields, { firstName: 'Id', lastName: 'Probe' }),
-  };
+  });
 }
 
 async function create(store: Store, teamId: number, memberId: number, epoch = 1000): Promise<Lead> {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import postgres, { type Sql } from 'postgres';
-import { testDatabaseUrl } from '../engines.js';
-import { TcpProxy } from '../tcp-proxy.js';
+import { testDatabaseUrl } from '../support/engines.js';
+import { TcpProxy } from '../support/tcp-proxy.js';
 
 /**
  * Faults of postgres.js 3.4.9 that no caller can work around, shipped patched
@@ -11,7 +11,7 @@ import { TcpProxy } from '../tcp-proxy.js';
  * 1. It defers small writes to a setImmediate; when the connection had closed by
  * then, the deferred write threw from the immediate — past every await and catch — and the
  * process died (upstream issues #1066, #1154, #1208; seen here as a `leadline serve` killed by a
- * PostgreSQL outage, about 1 test/outage.test.ts run in 12 with LEADLINE_RATE_SYNC_MS=250).
+ * PostgreSQL outage, about 1 test/operations/outage.test.ts run in 12 with LEADLINE_RATE_SYNC_MS=250).
  * 2. Each new connection first reads the array types (fetch_types) and drops that promise: when
  * the catalog query fails — the connection lost during start-up, a statement timeout — it is an
  * unhandled rejection, and the process ends (upstream #1192, #1205; seen here as an unhandled
@@ -77,7 +77,7 @@ describe('the PostgreSQL driver, patched', {
 
   test('a connection whose query was lost with it rejects its next query when the database refuses it', async () => {
     // The third fault, seen as a `leadline serve` whose /readyz (and then every request) hung for
-    // good while its database refused connections (test/store-refusal.test.ts, 1 run in 2): the
+    // good while its database refused connections (test/operations/store-refusal.test.ts, 1 run in 2): the
     // lost query stayed on the connection, so the next start-up's FATAL answer was taken as that
     // query's, and the query waiting for the connection was never answered.
     const name = `ll_drv_${process.pid}_${Date.now()}`;

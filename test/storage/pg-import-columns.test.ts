@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
-import { type EngineStore, makeEngineStore, testDatabaseUrl } from '../engines.js';
-import { load } from '../helpers.js';
+import { type EngineStore, makeEngineStore, testDatabaseUrl } from '../support/engines.js';
+import { load } from '../support/helpers.js';
 
 /**
  * A PostgreSQL import sends each batch's columns as one text per column that the server splits

@@ -6,8 +6,8 @@ import { displayPrefix } from '../../src/keys/token.js';
 import { KEY_MEMORY_MS, PostgresKeyStore } from '../../src/storage/postgres/keys.js';
 import { PostgresStore } from '../../src/storage/postgres/store.js';
 import type { Store } from '../../src/store.js';
-import { makeEngineStore, testDatabaseUrl } from '../engines.js';
-import { eventually, load } from '../helpers.js';
+import { makeEngineStore, testDatabaseUrl } from '../support/engines.js';
+import { eventually, load } from '../support/helpers.js';
 
 /**
  * Issue 16: on PostgreSQL each instance remembers the keys it looked up, so a busy key costs

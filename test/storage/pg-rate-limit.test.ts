@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import postgres, { type Sql } from 'postgres';
 import { SharedRateLimiter } from '../../src/rate-limit/shared-counters.js';
 import { PostgresRateCounters } from '../../src/storage/postgres/rate-limit.js';
-import { makeEngineStore, testDatabaseUrl } from '../engines.js';
+import { makeEngineStore, testDatabaseUrl } from '../support/engines.js';
 
 /**
  * Issue 16: PostgreSQL rate-limit counters shared between instances in the background. On one

@@ -8,13 +8,13 @@ import { migrate } from '../../src/storage/postgres/migrations.js';
 import { PostgresStore } from '../../src/storage/postgres/store.js';
 import { trigramSchema } from '../../src/storage/postgres/trigram.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, makeEngineStore, schemaUrl, testDatabaseUrl } from '../engines.js';
-import { load } from '../helpers.js';
+import { type EngineStore, makeEngineStore, schemaUrl, testDatabaseUrl } from '../support/engines.js';
+import { load } from '../support/helpers.js';
 
 /**
  * Issue 20 §2: leadline stores in several schemas of one database, each URL's search_path naming
  * its own schema only (no public). pg_trgm is one per database: a store must find it wherever it
- * is. The store contract suites run on such stores too (test/engines.ts gives every PostgreSQL
+ * is. The store contract suites run on such stores too (test/support/engines.ts gives every PostgreSQL
  * store a schema of its own, alone on its path).
  */
 const url = testDatabaseUrl();

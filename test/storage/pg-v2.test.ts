@@ -5,13 +5,14 @@ import { base, de, en, es, Faker, fr } from '@faker-js/faker';
 import postgres from 'postgres';
 import type { Lead } from '../../src/leads/lead.js';
 import type { LeadFilter, NewLead } from '../../src/leads/leads.port.js';
-import { FUZZY_THRESHOLD, fold, leadText, searchable, wordSimilarity } from '../../src/leads/text.js';
+import { FUZZY_THRESHOLD, fold, leadText, wordSimilarity } from '../../src/leads/text.js';
 import { migrate } from '../../src/storage/postgres/migrations.js';
 import { searchQuery } from '../../src/storage/postgres/search.js';
 import type { PostgresStore } from '../../src/storage/postgres/store.js';
 import { quoteIdent, trigramSchema } from '../../src/storage/postgres/trigram.js';
-import { type EngineStore, makeEngineStore, schemaUrl, testDatabaseUrl } from '../engines.js';
-import { load } from '../helpers.js';
+import { type EngineStore, makeEngineStore, schemaUrl, testDatabaseUrl } from '../support/engines.js';
+import { load } from '../support/helpers.js';
+import { newLeadOf } from './new-lead.js';
 
 /**
  * What only PostgreSQL has to prove about v2: that pg_trgm answers as lead-text.ts says, that
@@ -312,21 +313,15 @@ function lead(userId: number, id: string, epoch: number) {
 
 function newLead(memberId: number, id: string): NewLead {
   const fields = { name: `Lead ${id}` };
-  return {
+  return newLeadOf({
     teamId: 1,
     memberId,
     id,
     epoch: 4000,
     time: 't',
-    userPid: `p${memberId}`,
-    kind: 'connection',
-    locationShared: false,
-    lat: null,
-    long: null,
-    fields: JSON.stringify(fields),
+    fields,
     source: 'QR_CODE_SCAN',
     firstName: null,
     lastName: null,
-    ...searchable(fields, { firstName: null, lastName: null }),
-  };
+  });
 }

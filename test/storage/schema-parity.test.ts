@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
-import { makeEngineStore, testDatabaseUrl } from '../engines.js';
+import { makeEngineStore, testDatabaseUrl } from '../support/engines.js';
 
 /** Issue 3 §3: both migrated schemas expose the same tables and columns. */
 describe('schema parity', {

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import { leadline } from '../cli/cli.js';
-import { startServerProcess, stopAll } from '../server-process.js';
+import { startServerProcess, stopAll } from '../support/server-process.js';
 
 /**
  * R16: the SQLite file holds leads, key hashes and the cursor secret. Created under the usual

@@ -10,8 +10,8 @@ import { SqliteImportWriter } from '../../src/storage/sqlite/import.js';
 import { LATEST_VERSION, migrate } from '../../src/storage/sqlite/migrations.js';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { load } from '../support/helpers.js';
 import { at, M, SUBTEAM, searchRecords, TEAM } from '../v2/search-fixture.js';
 
 /**

@@ -4,7 +4,7 @@ import { createKey } from '../../src/keys/create-key.js';
 import { displayPrefix } from '../../src/keys/token.js';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import type { Store } from '../../src/store.js';
-import { load, makeStore } from '../helpers.js';
+import { load, makeStore } from '../support/helpers.js';
 
 /** The SQLite key look-up is remembered between requests; no write may go unseen because of it. */
 describe('SQLite key cache', () => {

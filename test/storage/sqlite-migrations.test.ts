@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { LATEST_VERSION, migrate } from '../../src/storage/sqlite/migrations.js';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import { MigrationError } from '../../src/store.js';
-import { makeStore } from '../helpers.js';
+import { makeStore } from '../support/helpers.js';
 
 /** Issue 2 §2: versioned migrations that fail loudly. */
 describe('SQLite migrations', () => {

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import type { LeadFilter, LeadScope } from '../../src/leads/leads.port.js';
 import { LEAD_QUERIES } from '../../src/storage/sqlite/leads.js';
 import { byUuidQuery, changesQuery, searchQuery } from '../../src/storage/sqlite/search.js';
-import { load, makeStore } from '../helpers.js';
+import { load, makeStore } from '../support/helpers.js';
 
 /**
  * Issue 2 §2: every v1 operation is an index walk — the last lead of a member, a team or a

@@ -6,8 +6,8 @@ import type { EpochRange, RangeScope } from '../../src/leads/leads.port.js';
 import { searchable } from '../../src/leads/text.js';
 import { SUBTEAM_WINDOW } from '../../src/storage/rows.js';
 import type { Store } from '../../src/store.js';
-import { enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load } from '../helpers.js';
+import { enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { load } from '../support/helpers.js';
 
 /** The store interface's promises, one test body per behaviour, run on every engine. */
 const people = [

@@ -9,11 +9,12 @@ import type {
   SearchPosition,
   TextClause,
 } from '../../src/leads/leads.port.js';
-import { fold, searchable, type TextField } from '../../src/leads/text.js';
+import { fold, type TextField } from '../../src/leads/text.js';
 import { openStore } from '../../src/open-store.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { eventually, load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { eventually, load } from '../support/helpers.js';
+import { newLeadOf } from './new-lead.js';
 
 /**
  * The v2 store promises (search, byUuid, changes, create, secret), one body per behaviour, run on
@@ -91,23 +92,7 @@ function created(
 ): NewLead {
   const fields = { name, isLead: true, apptoapp: false, isManual: false };
   const [firstName = null, lastName = null] = name.split(' ');
-  return {
-    teamId,
-    memberId,
-    id,
-    epoch,
-    time: 'label',
-    userPid: `p${memberId}`,
-    kind: 'connection',
-    locationShared: false,
-    lat: null,
-    long: null,
-    fields: JSON.stringify(fields),
-    source: 'QR_CODE_SCAN',
-    firstName,
-    lastName,
-    ...searchable(fields, { firstName, lastName }),
-  };
+  return newLeadOf({ teamId, memberId, id, epoch, fields, source: 'QR_CODE_SCAN', firstName, lastName });
 }
 
 for (const engine of enginesUnderTest()) {

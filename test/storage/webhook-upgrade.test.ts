@@ -1,26 +1,20 @@
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
-import Database from 'better-sqlite3';
-import postgres from 'postgres';
 import type { NewLead } from '../../src/leads/leads.port.js';
 import { leadText, searchable } from '../../src/leads/text.js';
-import { migrate as migratePg } from '../../src/storage/postgres/migrations.js';
-import { PostgresStore } from '../../src/storage/postgres/store.js';
 import {
   INSERT_LEAD_TEXT,
   LEAD_INSERT,
   leadTextValues,
   leadValues,
 } from '../../src/storage/sqlite/lead-writes.js';
-import { migrate as migrateSqlite } from '../../src/storage/sqlite/migrations.js';
-import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import type { Store } from '../../src/store.js';
-import { enginesUnderTest, schemaUrl, testDatabaseUrl } from '../engines.js';
-import { load } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { load } from '../support/helpers.js';
+import { oldPostgresStore, oldSqliteStore } from './old-store.js';
 
 /**
  * Issue 13: migrations 5 and 6 (webhook endpoints, the outbox, deliveries) upgrade a store that leadline left
@@ -84,66 +78,57 @@ describe('webhooks: a store written before migration 5', () => {
   after(() => rmSync(dir, { recursive: true, force: true }));
 
   test('SQLite at version 4 is upgraded in place', { skip: !engines.includes('sqlite') }, async () => {
-    const path = join(dir, 'v4.db');
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    assert.equal(migrateSqlite(db, 4).to, 4);
-    // The rows as leadline 4 wrote them: the same statements its import and creation use.
-    db.prepare("INSERT INTO teams (id, name) VALUES (?, 'Old')").run(TEAM);
-    db.prepare(
-      "INSERT INTO members (id, team_id, email, role, pid) VALUES (?, ?, 'o@old.test', 'admin', 'p')",
-    ).run(MEMBER, TEAM);
-    const { seq } = db
-      .prepare(`${LEAD_INSERT} RETURNING seq`)
-      .get(leadValues(oldLead, 'old-1', '018bcfe5-6800-7000-8000-000000000001', 1_700_000_000_000)) as {
-      seq: number;
-    };
-    db.prepare(INSERT_LEAD_TEXT).run(leadTextValues(seq, oldLead));
-    db.close();
-
-    const store = SqliteStore.open(path);
-    try {
-      const report = await store.migrate();
-      // Later migrations follow; 5 is the one under test here.
-      assert.deepEqual(
-        [report.from, ...report.applied.slice(0, 2)],
-        [4, '5-webhooks', '6-webhook-deliveries'],
-      );
-      await checkUpgraded(store);
-    } finally {
-      await store.close();
-    }
+    await oldSqliteStore(
+      join(dir, 'v4.db'),
+      4,
+      (db, migrated) => {
+        assert.equal(migrated.to, 4);
+        // The rows as leadline 4 wrote them: the same statements its import and creation use.
+        db.prepare("INSERT INTO teams (id, name) VALUES (?, 'Old')").run(TEAM);
+        db.prepare(
+          "INSERT INTO members (id, team_id, email, role, pid) VALUES (?, ?, 'o@old.test', 'admin', 'p')",
+        ).run(MEMBER, TEAM);
+        const { seq } = db
+          .prepare(`${LEAD_INSERT} RETURNING seq`)
+          .get(leadValues(oldLead, 'old-1', '018bcfe5-6800-7000-8000-000000000001', 1_700_000_000_000)) as {
+          seq: number;
+        };
+        db.prepare(INSERT_LEAD_TEXT).run(leadTextValues(seq, oldLead));
+      },
+      async (store) => {
+        const report = await store.migrate();
+        // Later migrations follow; 5 is the one under test here.
+        assert.deepEqual(
+          [report.from, ...report.applied.slice(0, 2)],
+          [4, '5-webhooks', '6-webhook-deliveries'],
+        );
+        await checkUpgraded(store);
+      },
+    );
   });
 
   test('PostgreSQL at version 4 is upgraded in place', { skip: !engines.includes('postgres') }, async () => {
-    const url = testDatabaseUrl()!;
-    const schema = `lt_${randomBytes(6).toString('hex')}`;
-    const admin = postgres(url, { max: 1, onnotice: () => {} });
-    await admin.unsafe(`CREATE SCHEMA ${schema}`);
-    const sql = postgres(schemaUrl(url, schema), { max: 1, onnotice: () => {} });
-    let store: PostgresStore | null = null;
-    try {
-      assert.equal((await migratePg(sql, 4)).to, 4);
-      await sql`INSERT INTO teams (id, name) VALUES (${TEAM}, 'Old')`;
-      await sql`INSERT INTO members (id, team_id, email, role, pid) VALUES (${MEMBER}, ${TEAM}, 'o@old.test', 'admin', 'p')`;
-      await sql`INSERT INTO leads (team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared,
-          fields, uuid, created_at, source, has_email, text_fields, search)
-        VALUES (${TEAM}, ${MEMBER}, 'old-1', ${oldLead.epoch}, ${oldLead.time}, 'p-old', 'connection', false,
-          ${oldLead.fields}, gen_random_uuid(), 1700000000000, 'PROFILE_CONNECTION', true,
-          ${sql.array(OLD_TEXT)}::text[], ${OLD_TEXT.join(' ')})`;
-      await sql.end();
-      store = PostgresStore.open(schemaUrl(url, schema));
-      const report = await store.migrate();
-      // Later migrations follow; 5 is the one under test here.
-      assert.deepEqual(
-        [report.from, ...report.applied.slice(0, 2)],
-        [4, '5-webhooks', '6-webhook-deliveries'],
-      );
-      await checkUpgraded(store);
-    } finally {
-      await store?.close();
-      await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.end();
-    }
+    await oldPostgresStore(
+      4,
+      async (sql, migrated) => {
+        assert.equal(migrated.to, 4);
+        await sql`INSERT INTO teams (id, name) VALUES (${TEAM}, 'Old')`;
+        await sql`INSERT INTO members (id, team_id, email, role, pid) VALUES (${MEMBER}, ${TEAM}, 'o@old.test', 'admin', 'p')`;
+        await sql`INSERT INTO leads (team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared,
+            fields, uuid, created_at, source, has_email, text_fields, search)
+          VALUES (${TEAM}, ${MEMBER}, 'old-1', ${oldLead.epoch}, ${oldLead.time}, 'p-old', 'connection', false,
+            ${oldLead.fields}, gen_random_uuid(), 1700000000000, 'PROFILE_CONNECTION', true,
+            ${sql.array(OLD_TEXT)}::text[], ${OLD_TEXT.join(' ')})`;
+      },
+      async (store) => {
+        const report = await store.migrate();
+        // Later migrations follow; 5 is the one under test here.
+        assert.deepEqual(
+          [report.from, ...report.applied.slice(0, 2)],
+          [4, '5-webhooks', '6-webhook-deliveries'],
+        );
+        await checkUpgraded(store);
+      },
+    );
   });
 });

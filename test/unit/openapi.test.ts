@@ -5,8 +5,8 @@ import { Compile } from 'typebox/compile';
 import { buildApp } from '../../src/app.js';
 import { openApiDocument } from '../../src/http/openapi.js';
 import { Metrics } from '../../src/metrics/metrics.js';
-import { makeEngineStore } from '../engines.js';
-import { testConfig } from '../helpers.js';
+import { makeEngineStore } from '../support/engines.js';
+import { testConfig } from '../support/helpers.js';
 
 type Doc = {
   paths: Record<

@@ -8,7 +8,7 @@ import {
 
 /**
  * The sharing logic on its own, over counters held in a Map that can be made to fail (the real
- * stores' counters are tested in test/storage/pg-rate-limit.test.ts and test/instances.test.ts):
+ * stores' counters are tested in test/storage/pg-rate-limit.test.ts and test/operations/instances.test.ts):
  * counts a failed sync could not hand over stay pending and go with the next one.
  */
 class MapCounters implements SharedCounters {

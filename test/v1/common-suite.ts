@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import type { EngineName } from '../engines.js';
-import { makeApp } from '../helpers.js';
-import { B, buildFixture, DAY, EMPTY, type Fixture, importMore, lead } from './fixtures.js';
+import type { EngineName } from '../support/engines.js';
+import { makeApp } from '../support/helpers.js';
+import { B, DAY, EMPTY, type Fixture, importMore, lead } from './fixtures.js';
+import { v1Harness, withOwnFixture } from './harness.js';
 import {
   assertConsent,
   assertDeprecation,
@@ -39,14 +40,9 @@ export function commonV1Suite({ engine, op, memberId, query, collector }: Common
   let fx: Fixture;
   let app: FastifyInstance;
   let key: string;
-  before(async () => {
-    fx = await buildFixture(engine);
-    app = await makeApp(fx.store);
+  v1Harness(engine, (h) => {
+    ({ fx, app } = h);
     key = fx.key(memberId);
-  });
-  after(async () => {
-    await app.close();
-    await fx.cleanup();
   });
 
   describe('C4: every 200 is a JSON array, private, no-cache, same bytes for the same request', () => {
@@ -115,9 +111,7 @@ export function commonV1Suite({ engine, op, memberId, query, collector }: Common
         assert.equal(res.body, '');
       });
       test('a new lead changes the ETag; the old tag then gets 200', async () => {
-        const own = await buildFixture(engine);
-        const ownApp = await makeApp(own.store);
-        try {
+        await withOwnFixture(engine, async (own, ownApp) => {
           const k = own.key(memberId);
           const before = await call(ownApp, path, k);
           await importMore(own, [lead(collector, 'etag-new', B + 100 * DAY, { time: 'new', isLead: true })]);
@@ -127,10 +121,7 @@ export function commonV1Suite({ engine, op, memberId, query, collector }: Common
           const leads = assertLeads(after);
           assert.equal(leads[0]?.id, 'etag-new');
           assert.notEqual(after.headers.etag, before.headers.etag);
-        } finally {
-          await ownApp.close();
-          await own.cleanup();
-        }
+        });
       });
     });
   }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { Store } from '../../src/store.js';
-import { type EngineName, makeEngineStore } from '../engines.js';
-import { keyFor, load } from '../helpers.js';
+import { type EngineName, makeEngineStore } from '../support/engines.js';
+import { keyFor, load } from '../support/helpers.js';
 
 /** 2024-07-01T12:00:00Z (summer: Berlin UTC+2, Los Angeles UTC−7). */
 export const B = 1_719_835_200_000;

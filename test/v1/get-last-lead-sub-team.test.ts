@@ -1,20 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { enginesUnderTest } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
 import { commonV1Suite } from './common-suite.js';
-import {
-  BERLIN,
-  BERLIN_TIE,
-  buildFixture,
-  type Fixture,
-  importMore,
-  LA,
-  Model,
-  PLAIN,
-  SUB,
-} from './fixtures.js';
+import { BERLIN, BERLIN_TIE, type Fixture, importMore, LA, Model, PLAIN, SUB } from './fixtures.js';
+import { v1Harness, withOwnFixture } from './harness.js';
 import {
   assertInvalidParams,
   assertLeads,
@@ -31,14 +21,7 @@ for (const engine of enginesUnderTest()) {
   describe(`getLastLeadSubTeam (operation 3): the most recent lead of a subteam (${engine})`, () => {
     let fx: Fixture;
     let app: FastifyInstance;
-    before(async () => {
-      fx = await buildFixture(engine);
-      app = await makeApp(fx.store);
-    });
-    after(async () => {
-      await app.close();
-      await fx.cleanup();
-    });
+    v1Harness(engine, (h) => ({ fx, app } = h));
     const subLast = async (memberId: number, subteamId: number) =>
       assertLeads(await call(app, at(subteamId), fx.key(memberId)));
 
@@ -87,22 +70,20 @@ for (const engine of enginesUnderTest()) {
           assert.equal(plain?.id, '70002', 'not 70005 (the admin’s) nor 70004 (the team admin’s)');
         });
         test('re-importing the subteam with other members changes the answer', async () => {
-          const own = await buildFixture(engine);
-          const ownApp = await makeApp(own.store);
-          const ask = async () =>
-            assertLeads(await call(ownApp, at(SUB.berlinField), own.key(BERLIN.teamAdmin)));
-          const setMembers = (members: number[]) =>
-            importMore(own, [
-              {
-                type: 'subteam',
-                id: SUB.berlinField,
-                teamId: BERLIN.id,
-                name: 'Field sales',
-                members,
-                admins: [1012],
-              },
-            ]);
-          try {
+          await withOwnFixture(engine, async (own, ownApp) => {
+            const ask = async () =>
+              assertLeads(await call(ownApp, at(SUB.berlinField), own.key(BERLIN.teamAdmin)));
+            const setMembers = (members: number[]) =>
+              importMore(own, [
+                {
+                  type: 'subteam',
+                  id: SUB.berlinField,
+                  teamId: BERLIN.id,
+                  name: 'Field sales',
+                  members,
+                  admins: [1012],
+                },
+              ]);
             assert.equal((await ask())[0]?.id, '30009');
             await setMembers([BERLIN.teamAdmin]);
             assert.deepEqual(await ask(), [own.model.wire(own.model.lead('greta@kunde.test'))]);
@@ -110,24 +91,16 @@ for (const engine of enginesUnderTest()) {
             assert.equal((await ask())[0]?.id, '30010');
             await setMembers([]);
             assert.equal((await call(ownApp, at(SUB.berlinField), own.key(BERLIN.teamAdmin))).body, '[]');
-          } finally {
-            await ownApp.close();
-            await own.cleanup();
-          }
+          });
         });
         test('a subteam member who moved to another team no longer counts', async () => {
-          const own = await buildFixture(engine);
-          const ownApp = await makeApp(own.store);
-          try {
+          await withOwnFixture(engine, async (own, ownApp) => {
             await importMore(own, [
               { type: 'member', id: 1014, teamId: PLAIN.id, email: 'max@spree.test', pid: '7014' },
             ]);
             const [l] = assertLeads(await call(ownApp, at(SUB.berlinField), own.key(BERLIN.teamAdmin)));
             assert.equal(l?.id, '30008', '1013’s lead, stored last among what is left');
-          } finally {
-            await ownApp.close();
-            await own.cleanup();
-          }
+          });
         });
       });
 
@@ -161,9 +134,7 @@ for (const engine of enginesUnderTest()) {
           assertProblem(await call(app, at(SUB.berlinField), fx.key(1015)), 403, 'forbidden', fx.model);
         });
         test('a subteam admin demoted by re-import → 403', async () => {
-          const own = await buildFixture(engine);
-          const ownApp = await makeApp(own.store);
-          try {
+          await withOwnFixture(engine, async (own, ownApp) => {
             await importMore(own, [
               {
                 type: 'subteam',
@@ -180,10 +151,7 @@ for (const engine of enginesUnderTest()) {
               'forbidden',
               own.model,
             );
-          } finally {
-            await ownApp.close();
-            await own.cleanup();
-          }
+          });
         });
       });
 

@@ -1,20 +1,11 @@
+// tier: quick — in `npm run test:quick` (README "Test it"): fast, SQLite only
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { enginesUnderTest } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
 import { commonV1Suite } from './common-suite.js';
-import {
-  BERLIN,
-  BERLIN_TOP,
-  buildFixture,
-  EMPTY,
-  type Fixture,
-  importMore,
-  LA,
-  Model,
-  PLAIN,
-} from './fixtures.js';
+import { BERLIN, BERLIN_TOP, EMPTY, type Fixture, importMore, LA, Model, PLAIN } from './fixtures.js';
+import { v1Harness, withOwnFixture } from './harness.js';
 import { assertLeads, assertProblem, assertRateLimitFields, call, V1 } from './http-assert.js';
 
 const PATH = `${V1}getLastLeadTeam`;
@@ -23,14 +14,7 @@ for (const engine of enginesUnderTest()) {
   describe(`getLastLeadTeam (operation 2): the most recent lead of the caller’s team (${engine})`, () => {
     let fx: Fixture;
     let app: FastifyInstance;
-    before(async () => {
-      fx = await buildFixture(engine);
-      app = await makeApp(fx.store);
-    });
-    after(async () => {
-      await app.close();
-      await fx.cleanup();
-    });
+    v1Harness(engine, (h) => ({ fx, app } = h));
     const teamLast = async (adminId: number) => assertLeads(await call(app, PATH, fx.key(adminId)));
 
     describe('happy', () => {
@@ -65,9 +49,7 @@ for (const engine of enginesUnderTest()) {
 
       describe('C2: a team’s leads are those of its members; a member who moves takes them along', () => {
         test('re-importing 1032 into team 102 moves 70005 from team 103’s answer to team 102’s', async () => {
-          const own = await buildFixture(engine);
-          const ownApp = await makeApp(own.store);
-          try {
+          await withOwnFixture(engine, async (own, ownApp) => {
             const before = assertLeads(await call(ownApp, PATH, own.key(LA.teamAdmin)));
             assert.equal(before[0]?.id, '50005');
             await importMore(own, [
@@ -78,25 +60,17 @@ for (const engine of enginesUnderTest()) {
             assert.deepEqual(la, [own.model.wire(own.model.lead('70005'))]);
             const plain = assertLeads(await call(ownApp, PATH, own.key(PLAIN.teamAdmin)));
             assert.equal(plain[0]?.id, '70004');
-          } finally {
-            await ownApp.close();
-            await own.cleanup();
-          }
+          });
         });
         test('a lead imported later for any member becomes the team’s newest', async () => {
-          const own = await buildFixture(engine);
-          const ownApp = await makeApp(own.store);
-          try {
+          await withOwnFixture(engine, async (own, ownApp) => {
             await importMore(own, [
               { type: 'lead', userId: 1014, id: 'fresh', epoch: BERLIN_TOP, isLead: true, name: 'Fresh Tie' },
             ]);
             const [l] = assertLeads(await call(ownApp, PATH, own.key(BERLIN.teamAdmin)));
             assert.equal(l?.id, 'fresh', 'equal epoch, stored after 30011');
             assert.equal(l?.time, '2024-07-01 14:20:00', 'generated in Europe/Berlin');
-          } finally {
-            await ownApp.close();
-            await own.cleanup();
-          }
+          });
         });
       });
     });
@@ -116,9 +90,7 @@ for (const engine of enginesUnderTest()) {
           });
         }
         test('a member promoted to admin by re-import gets 200; demoted again, 403', async () => {
-          const own = await buildFixture(engine);
-          const ownApp = await makeApp(own.store);
-          try {
+          await withOwnFixture(engine, async (own, ownApp) => {
             const key = own.key(BERLIN.member);
             const promote = (role: 'admin' | 'member') =>
               importMore(own, [
@@ -135,10 +107,7 @@ for (const engine of enginesUnderTest()) {
             assert.equal(assertLeads(await call(ownApp, PATH, key))[0]?.id, '30011');
             await promote('member');
             assertProblem(await call(ownApp, PATH, key), 403, 'forbidden', own.model);
-          } finally {
-            await ownApp.close();
-            await own.cleanup();
-          }
+          });
         });
       });
     });

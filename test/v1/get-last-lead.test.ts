@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { enginesUnderTest } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
 import { commonV1Suite } from './common-suite.js';
-import { BERLIN, buildFixture, EMPTY, type Fixture, importMore, LA, Model, PLAIN } from './fixtures.js';
+import { BERLIN, EMPTY, type Fixture, importMore, LA, Model, PLAIN } from './fixtures.js';
+import { v1Harness, withOwnFixture } from './harness.js';
 import { assertLeads, assertProblem, call, V1 } from './http-assert.js';
 
 const PATH = `${V1}getLastLead`;
@@ -13,14 +13,7 @@ for (const engine of enginesUnderTest()) {
   describe(`getLastLead (operation 1): the caller’s own most recent lead (${engine})`, () => {
     let fx: Fixture;
     let app: FastifyInstance;
-    before(async () => {
-      fx = await buildFixture(engine);
-      app = await makeApp(fx.store);
-    });
-    after(async () => {
-      await app.close();
-      await fx.cleanup();
-    });
+    v1Harness(engine, (h) => ({ fx, app } = h));
     const lastOf = async (memberId: number) => assertLeads(await call(app, PATH, fx.key(memberId)));
 
     describe('happy', () => {
@@ -148,19 +141,14 @@ for (const engine of enginesUnderTest()) {
         });
         test('userEmail is the collecting member’s e-mail, also after the member’s e-mail changes', async () => {
           assert.equal((await lastOf(LA.member))[0]?.userEmail, 'joe@pacific.test');
-          const own = await buildFixture(engine);
-          const ownApp = await makeApp(own.store);
-          try {
+          await withOwnFixture(engine, async (own, ownApp) => {
             await importMore(own, [
               { type: 'member', id: LA.member, teamId: LA.id, email: 'joe.new@pacific.test', pid: '7023' },
             ]);
             const [l] = assertLeads(await call(ownApp, PATH, own.key(LA.member)));
             assert.equal(l?.userEmail, 'joe.new@pacific.test');
             assert.deepEqual(l, own.model.wire(own.model.lead('50001')));
-          } finally {
-            await ownApp.close();
-            await own.cleanup();
-          }
+          });
         });
       });
 
@@ -179,19 +167,14 @@ for (const engine of enginesUnderTest()) {
 
       describe('C2: a member who moved to another team keeps their leads', () => {
         test('re-imported with another teamId, the member’s newest lead is still theirs', async () => {
-          const own = await buildFixture(engine);
-          const ownApp = await makeApp(own.store);
-          try {
+          await withOwnFixture(engine, async (own, ownApp) => {
             await importMore(own, [
               { type: 'member', id: PLAIN.subAdmin, teamId: LA.id, email: 'tom@plain.test', pid: '7032' },
             ]);
             const [l] = assertLeads(await call(ownApp, PATH, own.key(PLAIN.subAdmin)));
             assert.equal(l?.id, '70005');
             assert.deepEqual(l, own.model.wire(own.model.lead('70005')));
-          } finally {
-            await ownApp.close();
-            await own.cleanup();
-          }
+          });
         });
       });
     });

@@ -1,15 +1,13 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { enginesUnderTest } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
 import { commonV1Suite } from './common-suite.js';
 import {
   B,
   BERLIN,
   BERLIN_TIE,
   BERLIN_TOP,
-  buildFixture,
   bulkRecords,
   EMPTY,
   type Fixture,
@@ -19,6 +17,7 @@ import {
   PLAIN,
   W,
 } from './fixtures.js';
+import { v1Harness, withOwnFixture } from './harness.js';
 import {
   assertConsent,
   assertInvalidParams,
@@ -38,14 +37,7 @@ for (const engine of enginesUnderTest()) {
   describe(`getLeadsTimeRangeForTeam (operation 5): every lead of the caller’s team in [start, end) (${engine})`, () => {
     let fx: Fixture;
     let app: FastifyInstance;
-    before(async () => {
-      fx = await buildFixture(engine);
-      app = await makeApp(fx.store);
-    });
-    after(async () => {
-      await app.close();
-      await fx.cleanup();
-    });
+    v1Harness(engine, (h) => ({ fx, app } = h));
     const range = async (memberId: number, query: string) =>
       assertLeads(await call(app, `${PATH}?${query}`, fx.key(memberId)));
 
@@ -141,9 +133,7 @@ for (const engine of enginesUnderTest()) {
 
       describe('C2: a team’s leads are its members’; a member who moves takes them along', () => {
         test('1032 re-imported into team 102: 70005 leaves team 103’s answer and joins team 102’s', async () => {
-          const own = await buildFixture(engine);
-          const ownApp = await makeApp(own.store);
-          try {
+          await withOwnFixture(engine, async (own, ownApp) => {
             await importMore(own, [
               { type: 'member', id: PLAIN.subAdmin, teamId: LA.id, email: 'tom@plain.test', pid: '7032' },
             ]);
@@ -160,30 +150,26 @@ for (const engine of enginesUnderTest()) {
               plain.map((l) => l.id),
               ['0', 'eve.contact@plain-lead.test', '70002', '70004'],
             );
-          } finally {
-            await ownApp.close();
-            await own.cleanup();
-          }
+          });
         });
       });
 
       describe('C4: no page size and no cap', () => {
         test('2 × 1200 leads, many equal epochs across batch boundaries: all, ascending, storage order', async () => {
-          const bulk = await buildFixture(engine, bulkRecords(1200));
-          const bulkApp = await makeApp(bulk.store);
-          try {
-            const leads = assertLeads(await call(bulkApp, `${PATH}?start=0`, bulk.key(9011)));
-            const want = Model.range(bulk.model.teamLeads(901), 0, null);
-            assert.equal(leads.length, 2400);
-            assert.deepEqual(
-              leads,
-              want.map((l) => bulk.model.wire(l)),
-            );
-            assert.equal(new Set(ids(leads)).size, 2400);
-          } finally {
-            await bulkApp.close();
-            await bulk.cleanup();
-          }
+          await withOwnFixture(
+            engine,
+            async (bulk, bulkApp) => {
+              const leads = assertLeads(await call(bulkApp, `${PATH}?start=0`, bulk.key(9011)));
+              const want = Model.range(bulk.model.teamLeads(901), 0, null);
+              assert.equal(leads.length, 2400);
+              assert.deepEqual(
+                leads,
+                want.map((l) => bulk.model.wire(l)),
+              );
+              assert.equal(new Set(ids(leads)).size, 2400);
+            },
+            bulkRecords(1200),
+          );
         });
       });
     });

@@ -1,20 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { enginesUnderTest } from '../engines.js';
-import { makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
 import { commonV1Suite } from './common-suite.js';
-import {
-  B,
-  BERLIN,
-  BERLIN_TIE,
-  buildFixture,
-  bulkRecords,
-  type Fixture,
-  LA,
-  Model,
-  PLAIN,
-} from './fixtures.js';
+import { B, BERLIN, BERLIN_TIE, bulkRecords, type Fixture, LA, Model, PLAIN } from './fixtures.js';
+import { v1Harness, withOwnFixture } from './harness.js';
 import {
   assertInvalidParams,
   assertLeads,
@@ -32,14 +22,7 @@ for (const engine of enginesUnderTest()) {
   describe(`getLeadsTimeRange (operation 4): the caller’s own leads in [start, end) (${engine})`, () => {
     let fx: Fixture;
     let app: FastifyInstance;
-    before(async () => {
-      fx = await buildFixture(engine);
-      app = await makeApp(fx.store);
-    });
-    after(async () => {
-      await app.close();
-      await fx.cleanup();
-    });
+    v1Harness(engine, (h) => ({ fx, app } = h));
     const range = async (memberId: number, query: string) =>
       assertLeads(await call(app, `${PATH}?${query}`, fx.key(memberId)));
     const expected = (memberId: number, start: number, end: number | null) =>
@@ -173,32 +156,31 @@ for (const engine of enginesUnderTest()) {
 
       describe('C4: no page size and no cap; [] when nothing matches', () => {
         test('2 × 1200 leads with many equal epochs: all of the caller’s, ascending, ties in storage order', async () => {
-          const bulk = await buildFixture(engine, bulkRecords(1200));
-          const bulkApp = await makeApp(bulk.store);
-          try {
-            const res = await call(bulkApp, `${PATH}?start=0`, bulk.key(9012));
-            const leads = assertLeads(res);
-            const want = Model.range(bulk.model.ownLeads(9012), 0, null);
-            assert.equal(leads.length, 1200);
-            assert.deepEqual(ids(leads), ids(want));
-            assert.deepEqual(
-              leads,
-              want.map((l) => bulk.model.wire(l)),
-            );
-            // Adjacent one-second windows over the same data: each lead once.
-            const walked: string[] = [];
-            for (let s = B; s <= B + 97_000; s += 1000) {
-              walked.push(
-                ...ids(
-                  assertLeads(await call(bulkApp, `${PATH}?start=${s}&end=${s + 1000}`, bulk.key(9012))),
-                ),
+          await withOwnFixture(
+            engine,
+            async (bulk, bulkApp) => {
+              const res = await call(bulkApp, `${PATH}?start=0`, bulk.key(9012));
+              const leads = assertLeads(res);
+              const want = Model.range(bulk.model.ownLeads(9012), 0, null);
+              assert.equal(leads.length, 1200);
+              assert.deepEqual(ids(leads), ids(want));
+              assert.deepEqual(
+                leads,
+                want.map((l) => bulk.model.wire(l)),
               );
-            }
-            assert.deepEqual(walked, ids(want));
-          } finally {
-            await bulkApp.close();
-            await bulk.cleanup();
-          }
+              // Adjacent one-second windows over the same data: each lead once.
+              const walked: string[] = [];
+              for (let s = B; s <= B + 97_000; s += 1000) {
+                walked.push(
+                  ...ids(
+                    assertLeads(await call(bulkApp, `${PATH}?start=${s}&end=${s + 1000}`, bulk.key(9012))),
+                  ),
+                );
+              }
+              assert.deepEqual(walked, ids(want));
+            },
+            bulkRecords(1200),
+          );
         });
         test('a member without leads, and a range past every lead → exactly []', async () => {
           for (const [memberId, q] of [

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { enginesUnderTest } from '../engines.js';
-import { makeApp } from '../helpers.js';
-import { B, buildFixture, type Fixture, type Rec, W } from './fixtures.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { B, type Fixture, type Rec, W } from './fixtures.js';
+import { v1Harness } from './harness.js';
 import { call, type OpName, V1 } from './http-assert.js';
 
 /**
@@ -85,14 +85,7 @@ for (const engine of ENGINES) {
   describe(`golden v1 bodies: byte for byte (${engine})`, () => {
     let fx: Fixture;
     let app: FastifyInstance;
-    before(async () => {
-      fx = await buildFixture(engine, GOLDEN_RECORDS);
-      app = await makeApp(fx.store);
-    });
-    after(async () => {
-      await app.close();
-      await fx.cleanup();
-    });
+    v1Harness(engine, (h) => ({ fx, app } = h), GOLDEN_RECORDS);
 
     for (const [op, query, memberId] of CALLS) {
       test(`C1/C4: ${op}${query} answers the golden bytes`, async () => {

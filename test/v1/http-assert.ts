@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Compile } from 'typebox/compile';
 import { V1Lead } from '../../src/schemas/v1-lead.js';
-import { auth } from '../helpers.js';
+import { auth } from '../support/helpers.js';
 import type { Model } from './fixtures.js';
 
 export const V1 = '/api/pub/leads/';

@@ -5,8 +5,8 @@ import type { LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.js';
 import { createKey } from '../../src/keys/create-key.js';
 import type { Store } from '../../src/store.js';
-import { enginesUnderTest, makeEngineStore } from '../engines.js';
-import { auth, load, testConfig } from '../helpers.js';
+import { enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { auth, load, testConfig } from '../support/helpers.js';
 import { M, SUBTEAM, searchRecords } from '../v2/search-fixture.js';
 
 /**

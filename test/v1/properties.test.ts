@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import fc from 'fast-check';
 import type { FastifyInstance } from 'fastify';
-import { enginesUnderTest } from '../engines.js';
-import { makeApp } from '../helpers.js';
-import { B, BERLIN, buildFixture, type Fixture, type LeadRec, Model, SUB } from './fixtures.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { B, BERLIN, type Fixture, type LeadRec, Model, SUB } from './fixtures.js';
+import { v1Harness } from './harness.js';
 import { assertConsent, assertLeads, assertProblem, call, OP_NAMES, type OpName, V1 } from './http-assert.js';
 
 const MAX = 8_640_000_000_000_000;
@@ -20,14 +20,7 @@ for (const engine of enginesUnderTest()) {
   describe(`v1 properties (fast-check) (${engine})`, () => {
     let fx: Fixture;
     let app: FastifyInstance;
-    before(async () => {
-      fx = await buildFixture(engine);
-      app = await makeApp(fx.store);
-    });
-    after(async () => {
-      await app.close();
-      await fx.cleanup();
-    });
+    v1Harness(engine, (h) => ({ fx, app } = h));
 
     /** What the contract says a caller gets: status, and on 200 the scope and the exact leads. */
     function oracle(

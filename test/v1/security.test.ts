@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { crc32 } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { createKey } from '../../src/keys/create-key.js';
 import { generateKey, isWellFormedKey } from '../../src/keys/token.js';
-import { enginesUnderTest } from '../engines.js';
-import { makeApp } from '../helpers.js';
-import { BERLIN, buildFixture, type Fixture, LA, PLAIN, SUB } from './fixtures.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { BERLIN, type Fixture, LA, PLAIN, SUB } from './fixtures.js';
+import { v1Harness, withOwnFixture } from './harness.js';
 import {
   assertLeads,
   assertProblem,
@@ -47,14 +47,9 @@ for (const engine of enginesUnderTest()) {
     let fx: Fixture;
     let app: FastifyInstance;
     let adminKey: string;
-    before(async () => {
-      fx = await buildFixture(engine);
-      app = await makeApp(fx.store);
+    v1Harness(engine, (h) => {
+      ({ fx, app } = h);
       adminKey = fx.key(BERLIN.teamAdmin);
-    });
-    after(async () => {
-      await app.close();
-      await fx.cleanup();
     });
 
     for (const op of OP_NAMES) {
@@ -229,26 +224,22 @@ for (const engine of enginesUnderTest()) {
               });
             }
             test('the same id, foreign in one store and unknown in another: identical but for instance', async () => {
-              const without = await buildFixture(
+              await withOwnFixture(
                 engine,
+                async (without, otherApp) => {
+                  const url = `${V1}${op}?subTeamId=${SUB.laWest}`;
+                  const foreign = await call(app, url, fx.key(BERLIN.teamAdmin));
+                  const unknown = await call(otherApp, url, without.key(BERLIN.teamAdmin));
+                  const a = assertProblem(foreign, 404, 'not-found', fx.model);
+                  const b = assertProblem(unknown, 404, 'not-found', without.model);
+                  assert.notEqual(a.instance, b.instance);
+                  assert.equal(
+                    foreign.body.replace(a.instance, '<instance>'),
+                    unknown.body.replace(b.instance, '<instance>'),
+                  );
+                },
                 fx.records.filter((r) => !(r.type === 'subteam' && r.id === SUB.laWest)),
               );
-              const otherApp = await makeApp(without.store);
-              try {
-                const url = `${V1}${op}?subTeamId=${SUB.laWest}`;
-                const foreign = await call(app, url, fx.key(BERLIN.teamAdmin));
-                const unknown = await call(otherApp, url, without.key(BERLIN.teamAdmin));
-                const a = assertProblem(foreign, 404, 'not-found', fx.model);
-                const b = assertProblem(unknown, 404, 'not-found', without.model);
-                assert.notEqual(a.instance, b.instance);
-                assert.equal(
-                  foreign.body.replace(a.instance, '<instance>'),
-                  unknown.body.replace(b.instance, '<instance>'),
-                );
-              } finally {
-                await otherApp.close();
-                await without.cleanup();
-              }
             });
           });
         }

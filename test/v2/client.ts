@@ -3,7 +3,7 @@ import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { Compile } from 'typebox/compile';
 import { V2Lead } from '../../src/schemas/v2.js';
 import { V2Me } from '../../src/schemas/v2-me.js';
-import { auth } from '../helpers.js';
+import { auth } from '../support/helpers.js';
 import { assertSecurityHeaders, type Problem } from '../v1/http-assert.js';
 
 export const V2 = '/api/pub/v2/leads';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { V2Lead } from '../../src/schemas/v2.js';
-import { enginesUnderTest } from '../engines.js';
-import { keyFor, load, makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { keyFor, load, makeApp } from '../support/helpers.js';
 import { assertInvalidParams, call } from '../v1/http-assert.js';
 import { assertV2Ok, assertV2Problem, get, post, search, V2 } from './client.js';
 import { buildSearchFixture, M, type SearchFixture } from './search-fixture.js';

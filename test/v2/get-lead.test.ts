@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { enginesUnderTest } from '../engines.js';
+import { enginesUnderTest } from '../support/engines.js';
 import { assertV2Ok, assertV2Problem, get, search, V2 } from './client.js';
 import { buildSearchFixture, M, type SearchFixture, TEAM } from './search-fixture.js';
 

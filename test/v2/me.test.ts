@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createKey } from '../../src/keys/create-key.js';
-import { enginesUnderTest } from '../engines.js';
-import { auth, makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { auth, makeApp } from '../support/helpers.js';
 import { assertV2Ok, assertV2Problem, post, V2 } from './client.js';
 import { buildSearchFixture, M, OTHER_TEAM, type SearchFixture, SUBTEAM, TEAM } from './search-fixture.js';
 

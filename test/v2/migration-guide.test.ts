@@ -3,8 +3,8 @@ import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
 import { V1Lead } from '../../src/schemas/v1-lead.js';
-import { enginesUnderTest } from '../engines.js';
-import { auth, eventually, makeApp } from '../helpers.js';
+import { enginesUnderTest } from '../support/engines.js';
+import { auth, eventually, makeApp } from '../support/helpers.js';
 import {
   B,
   BERLIN,

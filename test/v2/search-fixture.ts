@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { Store } from '../../src/store.js';
-import { type EngineName, makeEngineStore } from '../engines.js';
-import { keyFor, load, makeApp } from '../helpers.js';
+import { type EngineName, makeEngineStore } from '../support/engines.js';
+import { keyFor, load, makeApp } from '../support/helpers.js';
 
 /** 2025-03-10T09:00:00Z: capture times of the search fixture are T + n seconds. */
 export const T = Date.parse('2025-03-10T09:00:00Z');

@@ -1,6 +1,7 @@
+// tier: quick — in `npm run test:quick` (README "Test it"): fast, SQLite only
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { enginesUnderTest } from '../engines.js';
+import { enginesUnderTest } from '../support/engines.js';
 import { assertInvalidParams } from '../v1/http-assert.js';
 import { assertV2Problem, legacyIds, post, search, V2 } from './client.js';
 import {

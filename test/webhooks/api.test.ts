@@ -5,8 +5,8 @@ import { buildApp } from '../../src/app.js';
 import type { HostLookup } from '../../src/delivery/destination.js';
 import type { Store } from '../../src/store.js';
 import { SecretSeal } from '../../src/webhooks/secret.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { auth, keyFor, load, testConfig } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { auth, keyFor, load, testConfig } from '../support/helpers.js';
 
 /**
  * Issue 13 §3 and §6: team admins manage their team's endpoints through /api/pub/v2/webhooks;

@@ -11,8 +11,9 @@ import {
   endpointChanges,
   type FinishedAttempt,
 } from '../../src/webhooks/delivery.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { eventually, load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { eventually, load } from '../support/helpers.js';
+import { endpointFor } from './endpoints.js';
 import { Receiver } from './receiver.js';
 
 /**
@@ -79,19 +80,8 @@ for (const engine of enginesUnderTest()) {
     let made: EngineStore;
     let store: Store;
     const now = Date.now();
-    const endpoint = async (url = 'http://127.0.0.1:9/hooks') =>
-      (
-        await store.webhooks.addEndpoint({
-          teamId: TEAM,
-          url,
-          description: null,
-          eventTypes: ['lead.created'],
-          members: null,
-          subteams: null,
-          secret: SECRET,
-          createdAt: now - 60_000,
-        })
-      ).id;
+    const endpoint = async (url = 'http://127.0.0.1:9/hooks', team = TEAM) =>
+      (await endpointFor(store, team, { url, secret: SECRET, createdAt: now - 60_000 })).id;
     /** Claims every due delivery, by endpoint. */
     const claimAll = async (at: number) => {
       const got = await store.deliveries.claim(1000, at);
@@ -232,18 +222,7 @@ for (const engine of enginesUnderTest()) {
       ]);
       const r = await Receiver.start([SECRET]);
       r.delayMs = 300; // the first two stay in flight while the loop stops
-      const e = (
-        await store.webhooks.addEndpoint({
-          teamId: team,
-          url: r.url,
-          description: null,
-          eventTypes: ['lead.created'],
-          members: null,
-          subteams: null,
-          secret: SECRET,
-          createdAt: now - 60_000,
-        })
-      ).id;
+      const e = await endpoint(r.url, team);
       await load(
         store,
         leads(6).map((l) => ({ ...l, userId: member })),

@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Command } from 'commander';
 import { registerWebhookCommands } from '../../src/cli/webhooks.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { load } from '../support/helpers.js';
 
 /**
  * `leadline webhooks add --members/--subteams` holds the API's rule (docs/webhooks.md): filters

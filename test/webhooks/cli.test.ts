@@ -5,8 +5,8 @@ import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { registerWebhookCommands } from '../../src/cli/webhooks.js';
 import { storeArgs } from '../cli/cli.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { load } from '../support/helpers.js';
 
 /** Issue 13 §3: `leadline webhooks list|add|remove|deliveries|replay`, `--json`, on each engine. */
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));

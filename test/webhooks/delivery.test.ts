@@ -7,8 +7,8 @@ import { loadWebhookConfig } from '../../src/config.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
 import { Sender } from '../../src/delivery/send.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { auth, eventually, keyFor, load, testConfig } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { auth, eventually, keyFor, load, testConfig } from '../support/helpers.js';
 import { Receiver } from './receiver.js';
 
 /**

@@ -13,8 +13,9 @@ import {
   MAX_ATTEMPTS,
 } from '../../src/webhooks/delivery.js';
 import type { Endpoint } from '../../src/webhooks/webhook.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { auth, eventually, keyFor, load, testConfig } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { auth, eventually, keyFor, load, testConfig } from '../support/helpers.js';
+import { endpointFor } from './endpoints.js';
 import { HostileReceiver } from './hostile.js';
 import { Receiver } from './receiver.js';
 
@@ -46,16 +47,7 @@ for (const engine of enginesUnderTest()) {
     let store: Store;
     const closers: (() => Promise<void>)[] = [];
     const endpoint = (team: number, url: string) =>
-      store.webhooks.addEndpoint({
-        teamId: team,
-        url,
-        description: null,
-        eventTypes: ['lead.created'],
-        members: null,
-        subteams: null,
-        secret: SECRET,
-        createdAt: Date.now() - 1_000,
-      });
+      endpointFor(store, team, { url, secret: SECRET, createdAt: Date.now() - 1_000 });
     const receiver = async () => {
       const r = await Receiver.start([SECRET]);
       closers.push(() => r.close());

@@ -7,8 +7,9 @@ import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fileSource, importRecords } from '../../src/io/import/run-import.js';
-import { enginesUnderTest, makeEngineStore } from '../engines.js';
-import { load } from '../helpers.js';
+import { enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { load } from '../support/helpers.js';
+import { endpointFor } from './endpoints.js';
 
 /**
  * Issue 13 §4: an import SIGKILLed in the middle of its transaction leaves no event for a lead
@@ -50,16 +51,7 @@ for (const engine of enginesUnderTest()) {
           { type: 'member', id: MEMBER, teamId: TEAM, email: 'k@killed.test', role: 'admin', pid: 'pk' },
           { type: 'lead', userId: MEMBER, id: 'kept', epoch: 1_740_000_000_000, isLead: true },
         ]);
-        await store.webhooks.addEndpoint({
-          teamId: TEAM,
-          url: 'https://receiver.example/hooks',
-          description: null,
-          eventTypes: ['lead.created'],
-          members: null,
-          subteams: null,
-          secret: 'whsec_test',
-          createdAt: Date.now(),
-        });
+        await endpointFor(store, TEAM);
         await load(store, [
           { type: 'lead', userId: MEMBER, id: 'one-before', epoch: 1_740_000_000_001, isLead: true },
         ]);

@@ -4,8 +4,9 @@ import pino from 'pino';
 import { loadWebhookConfig } from '../../src/config.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
 import type { Store } from '../../src/store.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { eventually, load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { eventually, load } from '../support/helpers.js';
+import { endpointFor } from './endpoints.js';
 import { Receiver } from './receiver.js';
 
 /**
@@ -83,11 +84,8 @@ for (const engine of enginesUnderTest()) {
         const members = kind === 'members' || kind === 'both' ? [pick(membersOf(team))] : null;
         const subteams = kind === 'subteams' || kind === 'both' ? [subteamOf(team)] : null;
         const receiver = await Receiver.start(['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw']);
-        await store.webhooks.addEndpoint({
-          teamId: team,
+        await endpointFor(store, team, {
           url: receiver.url,
-          description: null,
-          eventTypes: ['lead.created'],
           members,
           subteams,
           secret: receiver.secrets[0]!,

@@ -4,9 +4,10 @@ import type { FastifyInstance } from 'fastify';
 import type { V2Lead } from '../../src/schemas/v2.js';
 import type { Store } from '../../src/store.js';
 import { leadCreatedEnvelope, type WebhookEvent } from '../../src/webhooks/webhook.js';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { keyFor, load, makeApp } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { keyFor, load, makeApp } from '../support/helpers.js';
 import { assertV2Ok, get, post, V2 } from '../v2/client.js';
+import { endpointFor } from './endpoints.js';
 
 /**
  * Issue 13 §1 and §4, the outbox: a `lead.created` event is written with every lead that enters
@@ -79,16 +80,7 @@ for (const engine of enginesUnderTest()) {
     });
 
     it('a v2 creation writes one lead.created event whose body is the lead as GET returns it', async () => {
-      await store.webhooks.addEndpoint({
-        teamId: HOOKED,
-        url: 'https://receiver.example/hooks',
-        description: null,
-        eventTypes: ['lead.created'],
-        members: null,
-        subteams: null,
-        secret: 'whsec_test',
-        createdAt: Date.now(),
-      });
+      await endpointFor(store, HOOKED);
       const body = {
         leadSource: 'PROFILE_CONNECTION',
         locationShared: true,

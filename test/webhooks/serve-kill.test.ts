@@ -3,8 +3,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { type EngineStore, enginesUnderTest, makeEngineStore } from '../engines.js';
-import { eventually, load } from '../helpers.js';
+import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
+import { eventually, load } from '../support/helpers.js';
+import { endpointFor } from './endpoints.js';
 import { Receiver } from './receiver.js';
 
 /**
@@ -48,13 +49,8 @@ for (const engine of enginesUnderTest()) {
           { type: 'team', id: TEAM, name: 'Killed' },
           { type: 'member', id: MEMBER, teamId: TEAM, email: 'k@killed.test', role: 'admin', pid: 'p' },
         ]);
-        await made.store.webhooks.addEndpoint({
-          teamId: TEAM,
+        await endpointFor(made.store, TEAM, {
           url: receiver.url,
-          description: null,
-          eventTypes: ['lead.created'],
-          members: null,
-          subteams: null,
           secret: receiver.secrets[0]!,
           createdAt: Date.now() - 1000,
         });

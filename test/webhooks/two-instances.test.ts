@@ -3,8 +3,9 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { makeEngineStore, testDatabaseUrl } from '../engines.js';
-import { eventually, load } from '../helpers.js';
+import { makeEngineStore, testDatabaseUrl } from '../support/engines.js';
+import { eventually, load } from '../support/helpers.js';
+import { endpointFor } from './endpoints.js';
 import { Receiver } from './receiver.js';
 
 /**
@@ -35,13 +36,8 @@ describe('two instances on PostgreSQL', {
         { type: 'team', id: TEAM, name: 'Two' },
         { type: 'member', id: MEMBER, teamId: TEAM, email: 't@two.test', role: 'admin', pid: 'p' },
       ]);
-      await made.store.webhooks.addEndpoint({
-        teamId: TEAM,
+      await endpointFor(made.store, TEAM, {
         url: receiver.url,
-        description: null,
-        eventTypes: ['lead.created'],
-        members: null,
-        subteams: null,
         secret: receiver.secrets[0]!,
         createdAt: Date.now() - 1000,
       });

@@ -3,7 +3,7 @@ import type { Lead } from '../../leads/lead.js';
 import { leadToV1Json } from '../../leads/v1-wire.js';
 
 /**
- * Leads per store read. Measured with test/streaming.test.ts on a 1M-lead answer: 1,000 grew
+ * Leads per store read. Measured with test/v1/streaming.test.ts on a 1M-lead answer: 1,000 grew
  * the server's RSS by 100–125 MB, 250 by ~80 MB, 100 by ~63 MB at the same total time, and
  * answered a concurrent getLastLead as fast or faster.
  */
