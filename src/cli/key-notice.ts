@@ -2,7 +2,7 @@ import type { V1Times } from '../retirement/gates.js';
 import { keyMayCallV1 } from '../retirement/phase.js';
 
 /**
- * What `keys create` adds when the new key cannot call v1 (issue 22 §2): a key made after the
+ * What `keys create` adds when the new key cannot call v1 (docs/v1-deprecation-policy.md): a key made after the
  * freeze gets 403 on v1, which the README's v1 examples would otherwise show as a surprise.
  * Null when the key may call v1.
  */

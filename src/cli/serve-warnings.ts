@@ -1,7 +1,7 @@
 import type { WebhookConfig } from '../config.js';
 
 /**
- * What `leadline serve` warns about at start (issue 36): settings that are valid but leave the
+ * What `leadline serve` warns about at start (docs/webhooks.md "Where webhooks may go", "Secrets"; README "Node.js"): settings that are valid but leave the
  * service less safe than its defaults mean it to be, each on one line naming the setting.
  */
 export function startWarnings(

@@ -47,7 +47,7 @@ export function registerServeCommand(program: Command): void {
         for (const line of startWarnings(config.webhooks, runtime)) logger.warn(line);
         const server = await startServer(config, store, logger);
         if (process.env.npm_command !== undefined) endWithParent(process.ppid);
-        // The operator sees where the retirement of v1 stands on every start (issue 22 §8).
+        // The operator sees where the retirement of v1 stands on every start (docs/v1-deprecation-policy.md).
         const phase = v1Phase(config.v1, Date.now());
         logger.info({ v1Phase: phase }, phaseLine(phase, config.v1));
         if (demo !== null) process.stderr.write(`${demoBanner(server.publicUrl, demo)}\n`);
@@ -62,7 +62,7 @@ export function registerServeCommand(program: Command): void {
 /**
  * Started by npm (`npx leadline serve`, an npm script), this process is npm's grandchild: npm
  * forwards a SIGTERM to the `sh -c` it started, which dies and leaves the service running on its
- * port (issue 37 §1). When the process that started it is gone, it shuts down as on SIGTERM.
+ * port (docs/cli.md). When the process that started it is gone, it shuts down as on SIGTERM.
  * Only under npm: a service started by a shell with `&`, nohup or a supervisor outlives its parent.
  */
 function endWithParent(parent: number): void {

@@ -32,7 +32,7 @@ function keyIds(values: string[]): number[] {
   });
 }
 
-/** `leadline v1 brownout add|list|remove` and `leadline v1 report` (v2-and-lifecycle). */
+/** `leadline v1 brownout add|list|remove` and `leadline v1 report` (docs/cli.md, docs/v1-deprecation-policy.md). */
 export function registerV1Commands(program: Command, withContext: CommandContext): void {
   const v1 = program.command('v1').description('retire v1: its status, brownouts and the usage report');
   const brownout = v1.command('brownout').description('windows during which v1 answers 410');
