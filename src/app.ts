@@ -7,14 +7,14 @@ import { adminRoutes } from './http/admin.js';
 import { clientErrorHandler, throttleAuthFailures } from './http/client-limits.js';
 import { consoleRoutes } from './http/console/routes.js';
 import { allowCors } from './http/cors.js';
+import { countUsage } from './http/count-usage.js';
 import { refuseKeysInPath } from './http/key-in-url.js';
 import { metricsRoute, recordHttpMetrics } from './http/metrics.js';
 import { pageRoutes } from './http/pages.js';
 import { decorateProblems, errorHandler, STORE_RETRY_AFTER_SECONDS, sendProblem } from './http/problem.js';
 import { requestLogger } from './http/request-logger.js';
 import { hasDotSegment } from './http/request-path.js';
-import { countUsage } from './http/usage.js';
-import { BrownoutSchedule } from './http/v1/brownout-schedule.js';
+import { BrownoutCache } from './http/v1/brownout-cache.js';
 import { deprecationHeaders, V1_PREFIX } from './http/v1/deprecation.js';
 import { v1Routes } from './http/v1/routes.js';
 import { v2Routes } from './http/v2/routes.js';
@@ -135,7 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.rateLimiter === undefined) app.addHook('onClose', () => rateLimiter.close());
   const api = { config, store, rateLimiter, now };
   // Registered on the root (not as an encapsulated plugin) so its hooks reach v1 404s too.
-  await v1Routes(app, { ...api, brownouts: new BrownoutSchedule(() => store.retirement.brownouts()) });
+  await v1Routes(app, { ...api, brownouts: new BrownoutCache(() => store.retirement.brownouts()) });
   refuseKeysInPath(app);
   // After v1's hook, so a throttled v1 answer still carries the deprecation signals (C6).
   throttleAuthFailures(app, config.authFailureLimit, now);

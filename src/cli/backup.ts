@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { backupStoreFile } from '../open-store.js';
+import { type GlobalOptions, isExpected, storeLocation } from './command-context.js';
 import { CommandError } from './command-error.js';
-import { type GlobalOptions, isExpected, storeLocation } from './context.js';
 import { fail, makeOutput } from './output.js';
 
 /** `leadline backup <file>`: an online, consistent copy of a SQLite store (docs/self-hosting.md). */

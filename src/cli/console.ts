@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { ConsoleSignInError, createSignInLink } from '../console/sign-in.js';
+import type { CommandContext } from './command-context.js';
 import { CommandError } from './command-error.js';
-import type { CommandContext } from './context.js';
 
 /**
  * `leadline console link --member <id or e-mail>` / `--operator` (docs/console.md): prints a

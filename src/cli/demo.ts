@@ -1,7 +1,7 @@
 import type { Member } from '../directory/directory.js';
 import { createKey } from '../keys/create-key.js';
 import type { Store } from '../store.js';
-import type { GlobalOptions } from './context.js';
+import type { GlobalOptions } from './command-context.js';
 import { seedStore } from './seed.js';
 
 const DEMO = { teams: 3, membersPerTeam: 8, leads: 3000, seed: 'demo' };

@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import type { Member } from '../directory/directory.js';
 import { KeyCommandError } from '../keys/create-key.js';
 import type { Store } from '../store.js';
+import type { CommandContext } from './command-context.js';
 import { CommandError } from './command-error.js';
-import type { CommandContext } from './context.js';
 import { table } from './table.js';
 
 /** Where to look when a member or team named on the command line is not in the store. */

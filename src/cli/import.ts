@@ -5,7 +5,7 @@ import { loadImportConfig } from '../config.js';
 import { cannotRead } from '../import/import-error.js';
 import { fileSource, importRecords } from '../io/import/run-import.js';
 import { writeImportMetrics } from '../metrics/import-textfile.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from './command-context.js';
 
 /** A progress bar on stderr, only when stderr is a terminal (import-format.md: "progress on a terminal"). */
 function progressBar(paths: string[]): { update(bytes: number): void; stop(): void } | null {

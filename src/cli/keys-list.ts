@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { keyState, lastUsedByKey } from '../keys/key-state.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from './command-context.js';
 import { memberNamed } from './directory.js';
 import { table } from './table.js';
 

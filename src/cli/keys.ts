@@ -3,7 +3,7 @@ import { loadV1Times, parseIsoTime } from '../config.js';
 import { createKey, KeyCommandError } from '../keys/create-key.js';
 import { grantLegacyV1 } from '../keys/grant-legacy-v1.js';
 import { revokeKey } from '../keys/revoke-key.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from './command-context.js';
 import { memberNamed } from './directory.js';
 import { keyV1Notice } from './key-notice.js';
 import { registerKeyListCommand } from './keys-list.js';

@@ -1,6 +1,6 @@
 import { registerBackupCommand } from './backup.js';
+import { contextFor } from './command-context.js';
 import { registerConsoleCommands } from './console.js';
-import { contextFor } from './context.js';
 import { registerDirectoryCommands } from './directory.js';
 import { registerImportCommand } from './import.js';
 import { registerKeyCommands } from './keys.js';

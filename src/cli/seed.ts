@@ -3,7 +3,7 @@ import cliProgress from 'cli-progress';
 import { type Command, InvalidArgumentError } from 'commander';
 import { type ImportSummary, importRecords } from '../io/import/run-import.js';
 import type { Store } from '../store.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from './command-context.js';
 
 export interface SeedRequest {
   teams: number;

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { loadConfig } from '../config.js';
 import { openStore } from '../open-store.js';
 import { v1Phase } from '../retirement/phase.js';
-import { type GlobalOptions, isExpected, storeLocation } from './context.js';
+import { type GlobalOptions, isExpected, storeLocation } from './command-context.js';
 import { demoAdmin, demoBanner, returningBanner, seedDemo } from './demo.js';
 import { fail } from './output.js';
 import { startWarnings } from './serve-warnings.js';

@@ -3,7 +3,7 @@ import { loadV1Times } from '../config.js';
 import type { Brownout, V1Times } from '../retirement/gates.js';
 import { type V1Phase, v1Phase } from '../retirement/phase.js';
 import { v1Report } from '../retirement/report.js';
-import type { CommandContext } from './context.js';
+import type { CommandContext } from './command-context.js';
 
 export function describeBrownout(b: Brownout, now: number) {
   const state = now < b.startsAt ? 'scheduled' : now < b.endsAt ? 'active' : 'past';

@@ -3,8 +3,8 @@ import { parseIsoTime } from '../config.js';
 import { removeBrownout } from '../retirement/remove-brownout.js';
 import { MAX_REPORT_DAYS, parseReportDays, V1_OPERATION_NAMES, v1Report } from '../retirement/report.js';
 import { BrownoutRefused, scheduleBrownout } from '../retirement/schedule-brownout.js';
+import type { CommandContext } from './command-context.js';
 import { CommandError } from './command-error.js';
-import type { CommandContext } from './context.js';
 import { table } from './table.js';
 import { describeBrownout, registerV1StatusCommand } from './v1-status.js';
 

@@ -9,8 +9,8 @@ import { replayDelivery } from '../webhooks/replay-delivery.js';
 import { replayFailedDeliveries } from '../webhooks/replay-failed-deliveries.js';
 import { EndpointLimitReached } from '../webhooks/webhook.js';
 import { creatorText, endpointToWire } from '../webhooks/wire.js';
+import type { CommandContext } from './command-context.js';
 import { CommandError } from './command-error.js';
-import type { CommandContext } from './context.js';
 import { table } from './table.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -13,7 +13,7 @@ import {
 import { invalidParams } from '../shared/errors.js';
 import type { Store } from '../store.js';
 import { authenticate } from './auth.js';
-import { countAgainstQuota } from './caller.js';
+import { countAgainstQuota } from './quota.js';
 
 export interface AdminDeps {
   config: Config;

@@ -22,7 +22,7 @@ interface Presented {
 
 /**
  * Headers seen recently, with what they present (null: no well-formed key), so a busy key's
- * shape check and SHA-256 run once, not on every request (issue 16: "hashes remembered"). The
+ * shape check and SHA-256 run once, not on every request (bench/RESULTS.md, "P1 in instructions"). The
  * hash is of the header's bytes alone: remembering it changes no answer, and the stored row is
  * still read (and compared in constant time) on every request. Bounded: emptied when full.
  */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 
 /**
  * Bodies answered recently, with their validators: a lead read again and again (a poller's
- * getLastLead) is digested once (issue 16: "hashes remembered"). Keyed by the body itself, so a
+ * getLastLead) is digested once (bench/RESULTS.md, "P1 in instructions"). Keyed by the body itself, so a
  * changed body can never get an old tag. Bounded: emptied when full.
  */
 const tags = new Map<string, string>();

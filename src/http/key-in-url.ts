@@ -37,7 +37,7 @@ export function keyInPath(url: string): boolean {
 /**
  * Refuses a request whose path holds a key, on every route — 404s, pages and v1 included — before
  * any handler or store sees it. Registered after v1's hook so a v1 path's 401 keeps the deprecation
- * signals (v1-contract C6); after v1's sunset that hook answers 410 first, as it does for a key in
+ * signals (docs/v1-reference.md, C6); after v1's sunset that hook answers 410 first, as it does for a key in
  * the query (C7: gone, whatever the key). Logs never hold the path (src/logger.ts logs the route).
  */
 export function refuseKeysInPath(app: FastifyInstance): void {

@@ -23,7 +23,7 @@ export const PAGE_CSP = {
 
 /**
  * `no-referrer` for the docs and problem pages: nothing to tell anyone. `same-origin` for the
- * console (issue 36): under `no-referrer` a browser sends `Origin: null` on a page's form POSTs,
+ * console (docs/console.md, "Security model"): under `no-referrer` a browser sends `Origin: null` on a page's form POSTs,
  * which the console's guard (src/http/console/routes.ts) refuses as it cannot tell it from a
  * sandboxed or no-referrer page of another site; `same-origin` makes the browser name the
  * console's own origin there, while other sites still get no Referer at all.

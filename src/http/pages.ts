@@ -62,7 +62,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
     return reply.type('text/html; charset=utf-8').send(renderDocPage(text));
   });
 
-  // The page that took a pasted API key is gone (issue 15): the console's v1 view shows the
+  // The page that took a pasted API key is gone (docs/console.md, "Views"): the console's v1 view shows the
   // same report after signing in with a link (docs/console.md). Its API stays: src/http/admin.ts.
   app.get('/admin', async (_request, reply) => reply.redirect('/console/v1', 301));
 }

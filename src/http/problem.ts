@@ -152,7 +152,7 @@ const UNREADABLE: Record<string, string> = {
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'The request body is not as long as its Content-Length header says.',
 };
 
-/** A 413's detail names the route's limit (issue 37): the client knows how much to send. */
+/** A 413's detail names the route's limit (docs/reliability.md, R2): the client knows how much to send. */
 export function tooLarge(bodyLimit: number | undefined): string {
   if (bodyLimit === undefined) return 'The request body is too large.';
   const kb = bodyLimit % 1024 === 0 ? `${bodyLimit / 1024} KiB` : `${(bodyLimit / 1024).toFixed(1)} KiB`;

@@ -7,7 +7,7 @@ type LogAt = (...args: unknown[]) => void;
 /**
  * The logger a request carries (`request.log`), made on first use. Fastify makes a pino child for
  * every request, bound to its id; making one serialises the bindings and rebuilds pino's
- * formatters — most of a µs a request in issue 16's profiles — while at the usual levels almost
+ * formatters — most of a µs a request in the profiles of bench/RESULTS.md ("P1 in instructions") — while at the usual levels almost
  * no request writes a line. This one asks the parent whether a level is on and makes the child
  * only when a line is written or a child of its own is asked for: the same lines, with the same
  * bindings, as Fastify's own child.

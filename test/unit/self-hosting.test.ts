@@ -5,7 +5,7 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { validate } from 'dockerfile-utils';
 import { parse as parseYaml } from 'yaml';
-import { storeLocation } from '../../src/cli/context.js';
+import { storeLocation } from '../../src/cli/command-context.js';
 import { loadConfig, loadImportConfig } from '../../src/config.js';
 
 /**

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { BrownoutSchedule } from '../../src/http/v1/brownout-schedule.js';
+import { BrownoutCache } from '../../src/http/v1/brownout-cache.js';
 import { UsageLedger, type UsageRow } from '../../src/retirement/usage.js';
 
 const DAY1 = Date.parse('2026-11-20T10:00:00Z');
@@ -61,7 +61,7 @@ describe('brownout schedule', () => {
   it('reads the store at most once per max age, one read shared by waiting requests', async () => {
     let reads = 0;
     let clock = 0;
-    const schedule = new BrownoutSchedule(
+    const schedule = new BrownoutCache(
       async () => {
         reads++;
         return [];

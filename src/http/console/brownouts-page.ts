@@ -6,14 +6,14 @@ import {
   noStore,
   requireOperator,
   requireSession,
-} from './context.js';
+} from './console-deps.js';
 import { type Html, html, when } from './html.js';
 import { page } from './layout.js';
 
 const OPERATOR_ONLY = 'Brownouts are scheduled by the operator.';
 
 /**
- * Brownouts (issue 15 §4, operator only): the windows during which v1 answers 410, active,
+ * Brownouts (docs/console.md, "Views"; operator only): the windows during which v1 answers 410, active,
  * scheduled and past, with a form to schedule one for every key or chosen keys. The v1
  * migration view shows them on its timeline.
  */

@@ -8,7 +8,7 @@ import {
   notFound,
   requireSession,
   teamInView,
-} from './context.js';
+} from './console-deps.js';
 import { teamQuery } from './layout.js';
 import { REPLAYABLE } from './webhook-page.js';
 import { DELIVERIES_MAX, endpointInScope, ownerOf, recentDeliveries } from './webhook-scope.js';

@@ -9,7 +9,7 @@ import {
   notFound,
   requireSession,
   teamInView,
-} from './context.js';
+} from './console-deps.js';
 import { html } from './html.js';
 import { renderKeys } from './keys-page.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { grantLegacyV1 } from '../../keys/grant-legacy-v1.js';
-import { type ConsoleDeps, checkCsrf, requireOperator, requireSession, teamInView } from './context.js';
+import { type ConsoleDeps, checkCsrf, requireOperator, requireSession, teamInView } from './console-deps.js';
 import { keyInScope } from './key-revoke.js';
 import { teamQuery } from './layout.js';
 

@@ -10,7 +10,7 @@ import {
   notFound,
   requireSession,
   teamInView,
-} from './context.js';
+} from './console-deps.js';
 import { html, when } from './html.js';
 import { page, teamQuery } from './layout.js';
 

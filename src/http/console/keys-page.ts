@@ -3,7 +3,13 @@ import { keyState, lastUsedByKey } from '../../keys/key-state.js';
 import type { ApiKey } from '../../keys/keys.port.js';
 import { listKeys } from '../../keys/list-keys.js';
 import { v1Report, windowStart } from '../../retirement/report.js';
-import { type ConsoleDeps, type ConsoleSession, noStore, requireSession, teamInView } from './context.js';
+import {
+  type ConsoleDeps,
+  type ConsoleSession,
+  noStore,
+  requireSession,
+  teamInView,
+} from './console-deps.js';
 import { type Html, html, when } from './html.js';
 import { page, teamPicker, teamQuery } from './layout.js';
 
@@ -16,7 +22,7 @@ export async function keysInView(deps: ConsoleDeps, team: number | null): Promis
 }
 
 /**
- * Keys (issue 15 §2): every key of the team with its member, dates, last use, v1 and v2 calls
+ * Keys (docs/console.md, "Views"): every key of the team with its member, dates, last use, v1 and v2 calls
  * in the last 30 days, legacy v1 grant and state; a form to create one; revoke and the legacy
  * grant one step away. Never a secret: only the display prefix.
  */

@@ -1,5 +1,5 @@
 import type { Team } from '../../directory/directory.js';
-import type { ConsoleSession } from './context.js';
+import type { ConsoleSession } from './console-deps.js';
 import { type Html, html } from './html.js';
 
 export type View = 'keys' | 'v1' | 'webhooks' | 'brownouts' | null;

@@ -2,9 +2,8 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { unstorableReason } from '../../shared/storable-text.js';
 import { pageHeaders } from '../page-headers.js';
 import { consoleAssets } from './assets.js';
-import { brownoutSchedule } from './brownout-schedule.js';
 import { brownoutsPage } from './brownouts-page.js';
-import { type ConsoleDeps, ConsolePageError, noStore } from './context.js';
+import { type ConsoleDeps, ConsolePageError, noStore } from './console-deps.js';
 import { deliveryReplay } from './delivery-replay.js';
 import { html } from './html.js';
 import { keyCreate } from './key-create.js';
@@ -12,6 +11,7 @@ import { keyLegacy } from './key-legacy.js';
 import { keyRevoke } from './key-revoke.js';
 import { keysPage } from './keys-page.js';
 import { page } from './layout.js';
+import { brownoutSchedule } from './schedule-brownout.js';
 import { signInRoutes } from './sign-in.js';
 import { v1Csv } from './v1-csv.js';
 import { v1Page } from './v1-page.js';
@@ -49,7 +49,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   // form (no session yet, so no token): the browser says where a form was posted from, in
   // Sec-Fetch-Site and in Origin. The console's pages are `same-origin` (pageHeaders above), so
   // its own forms carry its origin; `Origin: null` — a no-referrer or sandboxed page, a
-  // cross-origin redirect — is refused (issue 36), as a browser without Sec-Fetch-Site gives
+  // cross-origin redirect — is refused (docs/console.md, "Security model"), as a browser without Sec-Fetch-Site gives
   // nothing else to tell it from another site's. No Origin at all (a client that is not a
   // browser, an old browser) passes: it holds no victim's cookie, and the token still guards.
   app.addHook('preHandler', async (request) => {

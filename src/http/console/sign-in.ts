@@ -7,7 +7,7 @@ import {
   noStore,
   requireSession,
   sessionCookie,
-} from './context.js';
+} from './console-deps.js';
 import { html } from './html.js';
 import { page } from './layout.js';
 

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { V1_OPERATION_NAMES } from '../../retirement/report.js';
-import { type ConsoleDeps, requireSession, teamInView } from './context.js';
+import { type ConsoleDeps, requireSession, teamInView } from './console-deps.js';
 import { daysParam, v1View } from './v1-data.js';
 
 /**

@@ -1,7 +1,7 @@
 import { type CallsByOperation, v1CallsByOperation } from '../../retirement/drain.js';
 import type { Brownout } from '../../retirement/gates.js';
 import { parseReportDays, type V1Report, v1Report, windowStart } from '../../retirement/report.js';
-import { type ConsoleDeps, ConsolePageError } from './context.js';
+import { type ConsoleDeps, ConsolePageError } from './console-deps.js';
 import { keysInView } from './keys-page.js';
 
 export interface V1View {

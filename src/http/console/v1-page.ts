@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { drainShare, retirementTimeline, stillOnV1 } from '../../retirement/drain.js';
-import { type ConsoleDeps, noStore, requireSession, teamInView } from './context.js';
+import { type ConsoleDeps, noStore, requireSession, teamInView } from './console-deps.js';
 import { Html, html, when } from './html.js';
 import { page, teamPicker, teamQuery } from './layout.js';
 import { daysParam, type V1View, v1View } from './v1-data.js';
 
 /**
- * v1 migration (issue 15 §3): calls per day by operation (uPlot draws them from the JSON block;
+ * v1 migration (docs/console.md, "Views"): calls per day by operation (uPlot draws them from the JSON block;
  * the same numbers are a table for readers without the chart), the keys still calling v1 with
  * their last call and user agent, the share of keys that moved, the retirement's dates and the
  * brownouts on a timeline, and the report as CSV.

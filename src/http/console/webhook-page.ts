@@ -8,7 +8,7 @@ import {
   noStore,
   requireSession,
   teamInView,
-} from './context.js';
+} from './console-deps.js';
 import { type Html, html, when, whenExact } from './html.js';
 import { page, teamQuery } from './layout.js';
 import { DELIVERIES_MAX, DELIVERIES_SHOWN, endpointInScope, recentDeliveries } from './webhook-scope.js';
@@ -27,7 +27,7 @@ function limitParam(value: unknown): number {
 }
 
 /**
- * One endpoint (issue 15 §5): what it receives and its state, then its newest deliveries with
+ * One endpoint (docs/console.md, "Views"): what it receives and its state, then its newest deliveries with
  * their state, every attempt (time, status, latency, the answer's first 1 KB) and, for a
  * finished one, a Replay button — as GitHub's deliveries page, redeliver one click away.
  */

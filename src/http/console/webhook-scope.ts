@@ -1,6 +1,6 @@
 import type { DeliveryRecord } from '../../webhooks/delivery.js';
 import type { Endpoint, EndpointOwner } from '../../webhooks/webhook.js';
-import { type ConsoleDeps, type ConsoleSession, notFound } from './context.js';
+import { type ConsoleDeps, type ConsoleSession, notFound } from './console-deps.js';
 
 /** The deliveries an endpoint's page lists unless `?limit=` says otherwise, and at most. */
 export const DELIVERIES_SHOWN = 50;

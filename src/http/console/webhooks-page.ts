@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DeliveryRecord, DeliveryState } from '../../webhooks/delivery.js';
 import type { Endpoint } from '../../webhooks/webhook.js';
 import { creatorText } from '../../webhooks/wire.js';
-import { type ConsoleDeps, noStore, requireSession, teamInView } from './context.js';
+import { type ConsoleDeps, noStore, requireSession, teamInView } from './console-deps.js';
 import { type Html, html, when } from './html.js';
 import { page, teamPicker, teamQuery } from './layout.js';
 import { recentDeliveries } from './webhook-scope.js';
@@ -11,7 +11,7 @@ import { recentDeliveries } from './webhook-scope.js';
 const SUMMED = 20;
 
 /**
- * Webhooks (issue 15 §5): the team's endpoints with what they receive, whether they are enabled
+ * Webhooks (docs/console.md, "Views"): the team's endpoints with what they receive, whether they are enabled
  * (and why leadline disabled one), and how their newest deliveries went; each leads to its page
  * of deliveries. Endpoints are registered through the API or `leadline webhooks add`.
  */

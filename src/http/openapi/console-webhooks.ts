@@ -1,7 +1,7 @@
 import type { Json } from './build.js';
 import { form, op, page, redirect, refusals, team } from './console-parts.js';
 
-/** The console's webhooks views (docs/console.md, issue 15 §5): endpoints, deliveries, replay. */
+/** The console's webhooks views (docs/console.md, "Views"): endpoints, deliveries, replay. */
 
 const endpoint = {
   name: 'id',

@@ -14,7 +14,7 @@ export function isV1Route(request: FastifyRequest): boolean {
 }
 
 /**
- * The deprecation signals every v1 response carries, errors included (v1-contract C6):
+ * The deprecation signals every v1 response carries, errors included (docs/v1-reference.md, C6):
  * RFC 9745 `Deprecation` (a structured date), RFC 8594 `Sunset` (only when configured) and
  * `Link`s to the migration guide, the successor operation and, with a sunset, the policy.
  */

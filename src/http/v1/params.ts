@@ -1,7 +1,7 @@
 import type { EpochRange } from '../../leads/leads.port.js';
 import { type InvalidParam, invalidParams } from '../../shared/errors.js';
 
-/** Greatest epoch a range bound may name (v1-contract C3): the ECMAScript Date range. */
+/** Greatest epoch a range bound may name (docs/v1-reference.md, C3): the ECMAScript Date range. */
 export const MAX_EPOCH = 8_640_000_000_000_000;
 const DIGITS = /^[0-9]+$/;
 

@@ -17,10 +17,10 @@ import {
 import { AppError } from '../../shared/errors.js';
 import type { Store } from '../../store.js';
 import { authenticate } from '../auth.js';
-import { countAgainstQuota } from '../caller.js';
+import { markUsage } from '../count-usage.js';
 import { etagOf, noneMatch } from '../etag.js';
-import { markUsage } from '../usage.js';
-import type { BrownoutSchedule } from './brownout-schedule.js';
+import { countAgainstQuota } from '../quota.js';
+import type { BrownoutCache } from './brownout-cache.js';
 import { deprecationHeaders, isV1Route, V1_PREFIX } from './deprecation.js';
 import { getLastLead } from './get-last-lead.js';
 import { getLastLeadSubTeam } from './get-last-lead-sub-team.js';
@@ -43,13 +43,13 @@ export interface V1Deps {
   store: Store;
   rateLimiter: RateLimiter;
   now: () => number;
-  brownouts: BrownoutSchedule;
+  brownouts: BrownoutCache;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 const OTHER_METHODS = ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE', 'QUERY'] as const;
 
-/** The five v1 operations (seed "Endpoints"; v1-contract C1–C6). */
+/** The five v1 operations (docs/v1-reference.md: Operations, C1–C6). */
 export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void> {
   const signals = deprecationHeaders(deps.config);
   const guide = `${deps.config.publicUrl}/docs/v1-reference`;

@@ -4,7 +4,7 @@ import { CreateBody } from '../../schemas/v2.js';
 import { invalidParams } from '../../shared/errors.js';
 import { assertStorableBody } from '../../shared/storable-text.js';
 import { validator } from '../validate.js';
-import { V2_PREFIX, type V2Handler } from './context.js';
+import { V2_PREFIX, type V2Handler } from './handler.js';
 
 const checkBody = validator(CreateBody);
 /** Visible ASCII, as most APIs that take an Idempotency-Key accept (a UUID fits). */

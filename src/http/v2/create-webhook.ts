@@ -5,7 +5,7 @@ import { assertStorableBody } from '../../shared/storable-text.js';
 import { registerEndpoint } from '../../webhooks/register-endpoint.js';
 import { endpointToWire } from '../../webhooks/wire.js';
 import { validator } from '../validate.js';
-import type { V2Handler } from './context.js';
+import type { V2Handler } from './handler.js';
 import { WEBHOOKS_PREFIX } from './webhook-access.js';
 
 const checkBody = validator(WebhookCreateBody);

@@ -1,5 +1,5 @@
 import { removeEndpoint } from '../../webhooks/remove-endpoint.js';
-import type { V2Handler } from './context.js';
+import type { V2Handler } from './handler.js';
 import { endpointOf } from './webhook-access.js';
 
 /** DELETE /api/pub/v2/webhooks/{endpointId}: the endpoint and everything waiting for it go; 204. */

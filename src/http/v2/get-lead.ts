@@ -1,7 +1,7 @@
 import { visibleScope } from '../../directory/access.js';
 import { leadToV2 } from '../../leads/v2-wire.js';
 import { AppError } from '../../shared/errors.js';
-import type { V2Handler } from './context.js';
+import type { V2Handler } from './handler.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -1,7 +1,7 @@
 import { keyMayCallV1 } from '../../retirement/phase.js';
 import type { V2MeBody } from '../../schemas/v2-me.js';
 import { AppError } from '../../shared/errors.js';
-import type { V2Handler } from './context.js';
+import type { V2Handler } from './handler.js';
 
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 

@@ -1,5 +1,5 @@
 import { endpointToWire } from '../../webhooks/wire.js';
-import type { V2Handler } from './context.js';
+import type { V2Handler } from './handler.js';
 import { endpointOf, notFound } from './webhook-access.js';
 
 /** GET /api/pub/v2/webhooks/{endpointId}: one of the team's endpoints, without its secret. */

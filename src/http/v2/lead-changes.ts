@@ -1,7 +1,7 @@
 import { visibleScope } from '../../directory/access.js';
 import { leadToV2 } from '../../leads/v2-wire.js';
 import { invalidParams } from '../../shared/errors.js';
-import type { V2Handler } from './context.js';
+import type { V2Handler } from './handler.js';
 import { DEFAULT_LIMIT } from './search-leads.js';
 
 /**

@@ -1,6 +1,6 @@
 import { rotateSecret } from '../../webhooks/rotate-secret.js';
 import { endpointToWire } from '../../webhooks/wire.js';
-import type { V2Handler } from './context.js';
+import type { V2Handler } from './handler.js';
 import { endpointOf } from './webhook-access.js';
 
 /**

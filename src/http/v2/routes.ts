@@ -1,9 +1,9 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { AppError } from '../../shared/errors.js';
-import { cursorCodec, V2_PREFIX, type V2Deps, type V2Handler, v2Route } from './context.js';
 import { createLead } from './create-lead.js';
 import { getLead } from './get-lead.js';
 import { getMe } from './get-me.js';
+import { cursorCodec, V2_PREFIX, type V2Deps, type V2Handler, v2Route } from './handler.js';
 import { leadChanges } from './lead-changes.js';
 import { searchLeads } from './search-leads.js';
 

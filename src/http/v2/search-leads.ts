@@ -8,7 +8,7 @@ import { type InvalidParam, invalidParams } from '../../shared/errors.js';
 import { parseInstant } from '../../shared/instant.js';
 import { assertStorableBody } from '../../shared/storable-text.js';
 import { validator } from '../validate.js';
-import type { V2Handler } from './context.js';
+import type { V2Handler } from './handler.js';
 
 const checkBody = validator(SearchBody);
 export const DEFAULT_LIMIT = 100;

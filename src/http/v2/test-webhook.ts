@@ -1,5 +1,5 @@
 import { sendTestEvent } from '../../webhooks/send-test-event.js';
-import type { V2Handler } from './context.js';
+import type { V2Handler } from './handler.js';
 import { endpointOf } from './webhook-access.js';
 
 /** POST /api/pub/v2/webhooks/{endpointId}/test: queues a `webhook.test` event to the endpoint; 202. */

@@ -4,7 +4,7 @@ import { assertStorableBody } from '../../shared/storable-text.js';
 import { updateEndpoint } from '../../webhooks/update-endpoint.js';
 import { endpointToWire } from '../../webhooks/wire.js';
 import { validator } from '../validate.js';
-import type { V2Handler } from './context.js';
+import type { V2Handler } from './handler.js';
 import { endpointOf } from './webhook-access.js';
 
 const checkBody = validator(WebhookUpdateBody);

@@ -1,10 +1,10 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import type { HostLookup } from '../../delivery/destination.js';
 import { AppError } from '../../shared/errors.js';
-import { cursorCodec, type V2Deps, type V2Handler, v2Route } from './context.js';
 import { createWebhook } from './create-webhook.js';
 import { deleteWebhook } from './delete-webhook.js';
 import { getWebhook } from './get-webhook.js';
+import { cursorCodec, type V2Deps, type V2Handler, v2Route } from './handler.js';
 import { listWebhooks } from './list-webhooks.js';
 import { rotateWebhookSecret } from './rotate-webhook-secret.js';
 import { testWebhook } from './test-webhook.js';
@@ -15,7 +15,7 @@ const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELE
 
 type Operation = { name: string; methods: HTTPMethods[]; handler: V2Handler };
 
-/** The webhook endpoint operations (issue 13 §3), one file each; several share a path. */
+/** The webhook endpoint operations (docs/webhooks.md, "Endpoints"), one file each; several share a path. */
 export async function webhookRoutes(app: FastifyInstance, deps: V2Deps, lookup: HostLookup): Promise<void> {
   const cursors = cursorCodec(deps.store);
   const one = `${WEBHOOKS_PREFIX}/:endpointId`;

@@ -213,7 +213,7 @@ const MIGRATIONS: Migration[] = [
   {
     version: 5,
     name: 'webhooks',
-    // Issue 13: as SQLite's migration 5 (endpoints; the outbox, written in the transaction that
+    // Webhooks (docs/webhooks.md): as SQLite's migration 5 (endpoints; the outbox, written in the transaction that
     // stores the lead while its team has an enabled endpoint for the type). Lists are JSON text,
     // as on SQLite. webhook_events is a queue, read by seq: no team_id lead on its key.
     sql: `
@@ -286,7 +286,7 @@ const MIGRATIONS: Migration[] = [
   {
     version: 7,
     name: 'console-sessions',
-    // Issue 15: as SQLite's migration 7 (console sign-in links and sessions, hashed tokens only;
+    // The console (docs/console.md): as SQLite's migration 7 (console sign-in links and sessions, hashed tokens only;
     // member_id NULL: the operator), shared by every instance behind the load balancer.
     sql: `
       CREATE TABLE console_links (

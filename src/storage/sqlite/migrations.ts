@@ -167,7 +167,7 @@ const MIGRATIONS: Migration[] = [
   {
     version: 5,
     name: 'webhooks',
-    // Issue 13: a team's webhook endpoints, and the outbox. A `lead.created` event is written in
+    // Webhooks (docs/webhooks.md): a team's webhook endpoints, and the outbox. A `lead.created` event is written in
     // the transaction that stores its lead, and only while the team has an enabled endpoint for
     // the type (a team without webhooks pays nothing). Lists (event types, member and subteam
     // filters) are JSON arrays. `secret`: the signing secret, sealed when the operator configures
@@ -246,7 +246,7 @@ const MIGRATIONS: Migration[] = [
   {
     version: 7,
     name: 'console-sessions',
-    // Issue 15: the admin console's single-use sign-in links and its server-side sessions, in the
+    // The console (docs/console.md): the admin console's single-use sign-in links and its server-side sessions, in the
     // store so every instance honours them. Only SHA-256 hashes of their tokens are kept.
     // member_id NULL: the operator. Sessions end after an idle spell (last_seen_at) or sign-out.
     sql: `
@@ -270,7 +270,7 @@ const MIGRATIONS: Migration[] = [
   {
     version: 8,
     name: 'webhook-deliveries-by-team',
-    // Issue 36: claims take each team's oldest due deliveries (one team's backlog never stands in
+    // docs/webhooks.md, "One team cannot hold up the others": claims take each team's oldest due deliveries (one team's backlog never stands in
     // front of another's), so pending deliveries are found by team, then due time. The index by
     // due time alone served the oldest-first claim this replaces.
     sql: `
@@ -282,7 +282,7 @@ const MIGRATIONS: Migration[] = [
   {
     version: 9,
     name: 'webhook-endpoint-creator',
-    // Issue 36: who created an endpoint — 'api' (the member and the key that called) or 'cli'
+    // docs/webhooks.md, "Who created an endpoint": who created an endpoint — 'api' (the member and the key that called) or 'cli'
     // (the operator). No foreign keys: the endpoint outlives its creator's key and membership,
     // and reads say whether they still hold. Endpoints made before this migration: NULL, unknown.
     sql: `

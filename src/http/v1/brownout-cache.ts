@@ -6,7 +6,7 @@ import type { Brownout } from '../../retirement/gates.js';
  * `leadline v1 brownout add` reaches every instance within a second without a store round trip
  * per v1 call.
  */
-export class BrownoutSchedule {
+export class BrownoutCache {
   private cached: readonly Brownout[] = [];
   private readAt = Number.NEGATIVE_INFINITY;
   private reading: Promise<readonly Brownout[]> | null = null;

@@ -5,8 +5,8 @@ import { CursorCodec } from '../../leads/cursor.js';
 import type { RateLimiter } from '../../rate-limit/fixed-window.js';
 import type { Store } from '../../store.js';
 import { authenticate } from '../auth.js';
-import { countAgainstQuota } from '../caller.js';
-import { markUsage } from '../usage.js';
+import { markUsage } from '../count-usage.js';
+import { countAgainstQuota } from '../quota.js';
 
 export const V2_PREFIX = '/api/pub/v2/leads';
 export const JSON_TYPE = 'application/json; charset=utf-8';

@@ -11,7 +11,7 @@ import {
   notFound,
   requireOperator,
   requireSession,
-} from './context.js';
+} from './console-deps.js';
 import { html } from './html.js';
 
 /** A `datetime-local` value (no zone) is read as UTC, as the form says. */
