@@ -37,9 +37,12 @@ export function problems(codes: ErrorCode[], headers: Json = {}): Record<string,
   const out: Record<string, Json> = {};
   for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
     const retry = group.some((c) => RETRY_AFTER.has(c)) ? { 'Retry-After': headerRef('RetryAfter') } : {};
+    const challenge = group.includes('unauthorized')
+      ? { 'WWW-Authenticate': headerRef('WWWAuthenticate') }
+      : {};
     out[String(status)] = {
       description: group.map((c) => `\`${c}\`: ${PROBLEMS[c].description}`).join('\n\n'),
-      headers: { ...COMMON_HEADERS, ...retry, ...headers },
+      headers: { ...COMMON_HEADERS, ...retry, ...challenge, ...headers },
       content: { 'application/problem+json': { schema: ref('Problem') } },
     };
   }
@@ -91,4 +94,8 @@ export const HEADERS: Json = {
     schema: { type: 'string' },
   },
   CacheControl: { description: 'Caching rules of the answer.', schema: { type: 'string' } },
+  WWWAuthenticate: {
+    description: 'RFC 9110 §11.6.1: the scheme to authenticate with.',
+    schema: { type: 'string', examples: ['Bearer realm="leadline"'] },
+  },
 };

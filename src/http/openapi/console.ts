@@ -122,6 +122,7 @@ export function consolePaths(): Record<string, Json> {
     },
     '/console/assets/{file}': {
       get: op('consoleAsset', 'Console: its script and styles, and uPlot’s', {
+        path: '/console/assets/{file}',
         parameters: [
           { name: 'file', in: 'path', required: true, schema: { type: 'string' }, example: 'console.js' },
         ],
@@ -134,6 +135,7 @@ export function consolePaths(): Record<string, Json> {
               'text/javascript': { schema: { type: 'string' } },
             },
           },
+          '404': page('No such file: the console’s page for an address with nothing at it.'),
         },
       }),
     },

@@ -65,6 +65,7 @@ export function pagePaths(): Record<string, Json> {
         tags: ['service'],
         summary: 'The pages’ style sheet and scripts',
         security: [],
+        path: '/assets/{file}',
         parameters: [
           { name: 'file', in: 'path', required: true, schema: { type: 'string' }, example: 'leadline.css' },
         ],

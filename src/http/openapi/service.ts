@@ -149,6 +149,11 @@ export function servicePaths(): Record<string, Json> {
             content: { 'text/plain': { schema: { type: 'string' } } },
           },
           ...problems(['unauthorized']),
+          '404': {
+            ...problems(['not-found'])['404'],
+            description:
+              '`not-found`: no LEADLINE_METRICS_TOKEN is set, so the API port serves no metrics (LEADLINE_METRICS_PORT may).',
+          },
         },
       },
     },

@@ -162,7 +162,6 @@ export function v1Paths(): Record<string, Json> {
         deprecated: true,
         summary: op.summary,
         description: `${op.description}\n\n**Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): \`POST /api/pub/v2/leads/search\` with ${op.successor} — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get \`403 v1-closed-to-new-integrations\` without a legacy grant. HEAD answers as GET without a body.`,
-        security: [{ apiKey: [] }, { v1Key: [] }],
         parameters: op.last ? [...op.parameters, IF_NONE_MATCH] : op.parameters,
         responses: {
           '200': ok,

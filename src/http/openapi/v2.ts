@@ -1,3 +1,4 @@
+import { CreateBody, SearchBody } from '../../schemas/v2.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS, ref } from './build.js';
 
@@ -72,6 +73,7 @@ export function v2Paths(): Record<string, Json> {
       post: op('searchLeads', 'Search leads: one scope, filters, text clauses, a keyset cursor', {
         description:
           'The successor of every v1 operation ([v2 guide](/docs/v2), [moving off v1](/docs/v1-migration)).',
+        body: SearchBody,
         requestBody: {
           required: true,
           content: json(ref('SearchBody'), {
@@ -158,6 +160,7 @@ export function v2Paths(): Record<string, Json> {
             schema: { type: 'string', maxLength: 255 },
           },
         ],
+        body: CreateBody,
         requestBody: {
           required: true,
           content: json(ref('CreateBody'), {

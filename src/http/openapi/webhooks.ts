@@ -1,3 +1,4 @@
+import { WebhookCreateBody, WebhookUpdateBody } from '../../schemas/webhooks.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS, ref } from './build.js';
 
@@ -55,6 +56,7 @@ export function webhookPaths(): Record<string, Json> {
         },
       }),
       post: op('createWebhook', 'Register an endpoint; the answer shows its secret, once', {
+        body: WebhookCreateBody,
         requestBody: {
           required: true,
           content: json(ref('WebhookCreateBody'), {
@@ -86,6 +88,7 @@ export function webhookPaths(): Record<string, Json> {
       }),
       patch: op('updateWebhook', 'Change an endpoint’s URL, events, filters, or enable/disable it', {
         parameters: [ID],
+        body: WebhookUpdateBody,
         requestBody: { required: true, content: json(ref('WebhookUpdateBody'), { enabled: false }) },
         responses: {
           '200': { description: 'The endpoint as it is now.', headers: OK_HEADERS, content: json(one) },
