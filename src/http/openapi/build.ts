@@ -49,6 +49,33 @@ export function problems(codes: ErrorCode[], headers: Json = {}): Record<string,
   return out;
 }
 
+/**
+ * The problems of an operation that takes an API key: those answered once the key is known and
+ * counted carry the quota headers too (src/http/quota.ts sets them before the operation runs).
+ */
+export function keyedProblems(codes: ErrorCode[], headers: Json = {}): Record<string, Json> {
+  const out = problems(codes, headers);
+  for (const code of codes.filter((c) => AFTER_KEY.has(c))) {
+    const response = out[String(PROBLEMS[code].status)] as Json;
+    response.headers = { ...(response.headers as Json), ...QUOTA_HEADERS };
+  }
+  return out;
+}
+
+/** Problem codes answered after the key was counted against its quota. */
+const AFTER_KEY = new Set<ErrorCode>([
+  'invalid-parameters',
+  'invalid-request',
+  'forbidden',
+  'not-found',
+  'idempotency-conflict',
+  'webhook-endpoint-limit',
+  'v1-closed-to-new-integrations',
+  'v1-brownout',
+  'rate-limited',
+  'store-unavailable',
+]);
+
 /** Problem codes whose answers carry Retry-After. */
 const RETRY_AFTER = new Set<ErrorCode>([
   'rate-limited',

@@ -56,7 +56,16 @@ export function pagePaths(): Record<string, Json> {
         summary: 'A page of the documentation (HTML; the Markdown source with Accept: text/markdown)',
         security: [],
         parameters: [{ name: 'page', in: 'path', required: true, schema: { type: 'string' }, example: 'v2' }],
-        responses: { '200': html('The page.'), ...problems(['not-found']) },
+        responses: {
+          '200': {
+            ...html('The page.'),
+            content: {
+              'text/html': { schema: { type: 'string' } },
+              'text/markdown': { schema: { type: 'string' } },
+            },
+          },
+          ...problems(['not-found']),
+        },
       },
     },
     '/assets/{file}': {

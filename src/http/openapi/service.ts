@@ -1,4 +1,12 @@
-import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS } from './build.js';
+import {
+  COMMON_HEADERS,
+  headerRef,
+  type Json,
+  json,
+  keyedProblems,
+  problems,
+  QUOTA_HEADERS,
+} from './build.js';
 
 /**
  * The rest of what the server answers, in the OpenAPI document: the admin report API, health
@@ -80,7 +88,7 @@ export function servicePaths(): Record<string, Json> {
             headers: { ...COMMON_HEADERS, ...QUOTA_HEADERS, 'Cache-Control': headerRef('CacheControl') },
             content: json(REPORT),
           },
-          ...problems([
+          ...keyedProblems([
             'invalid-parameters',
             'forbidden',
             'unauthorized',

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../shared/errors.js';
-import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS, ref } from './build.js';
+import { COMMON_HEADERS, headerRef, type Json, json, keyedProblems, QUOTA_HEADERS, ref } from './build.js';
 
 /**
  * v1 in the OpenAPI document: the five deprecated operations, each with the v2 request that
@@ -153,7 +153,16 @@ export function v1Paths(): Record<string, Json> {
     };
     const notModified = {
       description: 'Not modified: the answer is still the one the If-None-Match ETag names.',
-      headers: { ...COMMON_HEADERS, ...V1_HEADERS, ETag: headerRef('ETag') },
+      headers: { ...COMMON_HEADERS, ...QUOTA_HEADERS, ...V1_HEADERS, ETag: headerRef('ETag') },
+    };
+    const refusals = keyedProblems(op.errors, V1_HEADERS);
+    const refused = refusals['405'] as Json;
+    refused.headers = {
+      ...(refused.headers as Json),
+      Allow: {
+        description: 'The methods a v1 operation answers.',
+        schema: { type: 'string', const: 'GET, HEAD' },
+      },
     };
     out[`/api/pub/leads/${op.name}`] = {
       get: {
@@ -166,7 +175,7 @@ export function v1Paths(): Record<string, Json> {
         responses: {
           '200': ok,
           ...(op.last ? { '304': notModified } : {}),
-          ...problems(op.errors, V1_HEADERS),
+          ...refusals,
         },
       },
     };

@@ -1,6 +1,6 @@
 import { CreateBody, SearchBody } from '../../schemas/v2.js';
 import type { ErrorCode } from '../../shared/errors.js';
-import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS, ref } from './build.js';
+import { COMMON_HEADERS, headerRef, type Json, json, keyedProblems, QUOTA_HEADERS, ref } from './build.js';
 
 /** v2 in the OpenAPI document: search, the change feed, get, create and the key's own view. */
 
@@ -89,7 +89,7 @@ export function v2Paths(): Record<string, Json> {
             headers: OK_HEADERS,
             content: json(page(), { data: { leads: [V2_LEAD_EXAMPLE], nextCursor: null } }),
           },
-          ...problems([
+          ...keyedProblems([
             'invalid-parameters',
             'invalid-request',
             'forbidden',
@@ -119,7 +119,7 @@ export function v2Paths(): Record<string, Json> {
             headers: OK_HEADERS,
             content: json(page({ pollCursor: { type: 'string' } })),
           },
-          ...problems(['invalid-parameters', ...COMMON]),
+          ...keyedProblems(['invalid-parameters', ...COMMON]),
         },
       }),
     },
@@ -134,7 +134,7 @@ export function v2Paths(): Record<string, Json> {
             headers: OK_HEADERS,
             content: json(one, { data: V2_LEAD_EXAMPLE }),
           },
-          ...problems(['not-found', ...COMMON]),
+          ...keyedProblems(['not-found', ...COMMON]),
         },
       }),
     },
@@ -146,7 +146,7 @@ export function v2Paths(): Record<string, Json> {
             headers: OK_HEADERS,
             content: json(ref('V2Me')),
           },
-          ...problems(COMMON),
+          ...keyedProblems(COMMON),
         },
       }),
     },
@@ -175,10 +175,15 @@ export function v2Paths(): Record<string, Json> {
             headers: {
               ...OK_HEADERS,
               Location: { description: 'The lead’s URL.', schema: { type: 'string' } },
+              'Idempotent-Replayed': {
+                description:
+                  '`true` when the answer is a retry’s: the lead was created by an earlier request with this Idempotency-Key.',
+                schema: { type: 'string', const: 'true' },
+              },
             },
             content: json(one),
           },
-          ...problems([
+          ...keyedProblems([
             'invalid-parameters',
             'invalid-request',
             'idempotency-conflict',

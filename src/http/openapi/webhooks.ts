@@ -1,6 +1,6 @@
 import { WebhookCreateBody, WebhookUpdateBody } from '../../schemas/webhooks.js';
 import type { ErrorCode } from '../../shared/errors.js';
-import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS, ref } from './build.js';
+import { COMMON_HEADERS, headerRef, type Json, json, keyedProblems, QUOTA_HEADERS, ref } from './build.js';
 
 /**
  * Webhooks in the OpenAPI document: the endpoints a team admin registers (docs/webhooks.md).
@@ -52,7 +52,7 @@ export function webhookPaths(): Record<string, Json> {
               },
             }),
           },
-          ...problems(COMMON),
+          ...keyedProblems(COMMON),
         },
       }),
       post: op('createWebhook', 'Register an endpoint; the answer shows its secret, once', {
@@ -74,7 +74,7 @@ export function webhookPaths(): Record<string, Json> {
             },
             content: json(one),
           },
-          ...problems([...BODY_ERRORS, 'webhook-endpoint-limit', ...COMMON]),
+          ...keyedProblems([...BODY_ERRORS, 'webhook-endpoint-limit', ...COMMON]),
         },
       }),
     },
@@ -83,7 +83,7 @@ export function webhookPaths(): Record<string, Json> {
         parameters: [ID],
         responses: {
           '200': { description: 'The endpoint.', headers: OK_HEADERS, content: json(one) },
-          ...problems(['not-found', ...COMMON]),
+          ...keyedProblems(['not-found', ...COMMON]),
         },
       }),
       patch: op('updateWebhook', 'Change an endpoint’s URL, events, filters, or enable/disable it', {
@@ -92,14 +92,17 @@ export function webhookPaths(): Record<string, Json> {
         requestBody: { required: true, content: json(ref('WebhookUpdateBody'), { enabled: false }) },
         responses: {
           '200': { description: 'The endpoint as it is now.', headers: OK_HEADERS, content: json(one) },
-          ...problems(['not-found', ...BODY_ERRORS, ...COMMON]),
+          ...keyedProblems(['not-found', ...BODY_ERRORS, ...COMMON]),
         },
       }),
       delete: op('deleteWebhook', 'Remove an endpoint', {
         parameters: [ID],
         responses: {
-          '204': { description: 'Removed; nothing more is delivered to it.', headers: COMMON_HEADERS },
-          ...problems(['not-found', ...COMMON]),
+          '204': {
+            description: 'Removed; nothing more is delivered to it.',
+            headers: { ...COMMON_HEADERS, ...QUOTA_HEADERS },
+          },
+          ...keyedProblems(['not-found', ...COMMON]),
         },
       }),
     },
@@ -112,7 +115,7 @@ export function webhookPaths(): Record<string, Json> {
             headers: OK_HEADERS,
             content: json(one),
           },
-          ...problems(['not-found', ...COMMON]),
+          ...keyedProblems(['not-found', ...COMMON]),
         },
       }),
     },
@@ -138,7 +141,7 @@ export function webhookPaths(): Record<string, Json> {
               },
             }),
           },
-          ...problems(['not-found', ...COMMON]),
+          ...keyedProblems(['not-found', ...COMMON]),
         },
       }),
     },
