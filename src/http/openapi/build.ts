@@ -4,7 +4,7 @@ import { PROBLEMS } from '../problem.js';
 /**
  * The small vocabulary the OpenAPI document is written in (src/http/openapi.ts assembles it):
  * references, JSON bodies, responses per problem code, and the response headers leadline sends.
- * Each part of the API (v1.ts, v2.ts, service.ts …) builds its paths from these.
+ * Each area's table of operations (v1.ts, v2.ts, service.ts …) is written in these.
  */
 
 export type Json = Record<string, unknown>;

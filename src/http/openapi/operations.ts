@@ -1,11 +1,11 @@
 import type { TSchema } from 'typebox';
 import type { Json } from './build.js';
-import { consolePaths } from './console.js';
-import { pagePaths } from './pages.js';
-import { servicePaths } from './service.js';
-import { v1Paths } from './v1.js';
-import { v2Paths } from './v2.js';
-import { webhookPaths } from './webhooks.js';
+import { consoleOperations } from './console.js';
+import { pageOperations } from './pages.js';
+import { serviceOperations } from './service.js';
+import { v1Operations } from './v1.js';
+import { v2Operations } from './v2.js';
+import { webhookOperations } from './webhooks.js';
 
 /** One OpenAPI parameter, as the tables write it. */
 export interface Parameter {
@@ -37,18 +37,23 @@ export interface OperationDoc {
 }
 
 /**
- * Every operation of every area's table, by operationId. A table groups its operations under the
- * path they are routed at, as a reader looks them up; the route, not the table, decides the path
- * the document shows (the drift test in test/unit/openapi.test.ts keeps the two the same).
+ * Every operation of every area's table, by operationId. A table says what an operation takes and
+ * answers, not where it is: the route that declares `routeSchema(operationId)` is (its URL and
+ * methods are the document's path and method).
  */
 export const OPERATIONS: ReadonlyMap<string, OperationDoc> = (() => {
   const out = new Map<string, OperationDoc>();
-  const tables = [v2Paths(), webhookPaths(), v1Paths(), servicePaths(), pagePaths(), consolePaths()];
-  for (const table of tables)
-    for (const item of Object.values(table))
-      for (const op of Object.values(item) as OperationDoc[]) {
-        if (out.has(op.operationId)) throw new Error(`operationId ${op.operationId} is in two tables`);
-        out.set(op.operationId, op);
-      }
+  const tables = [
+    v2Operations(),
+    webhookOperations(),
+    v1Operations(),
+    serviceOperations(),
+    pageOperations(),
+    consoleOperations(),
+  ];
+  for (const op of tables.flat() as unknown as OperationDoc[]) {
+    if (out.has(op.operationId)) throw new Error(`operationId ${op.operationId} is in two tables`);
+    out.set(op.operationId, op);
+  }
   return out;
 })();

@@ -137,9 +137,8 @@ export const V1_LEAD_EXAMPLE = {
   email: 'tobi@example.com',
 };
 
-export function v1Paths(): Record<string, Json> {
-  const out: Record<string, Json> = {};
-  for (const op of OPS) {
+export function v1Operations(): Json[] {
+  return OPS.map((op) => {
     const ok = {
       description: op.last ? '`[]` or `[lead]`.' : 'The leads, oldest first.',
       headers: {
@@ -164,21 +163,18 @@ export function v1Paths(): Record<string, Json> {
         schema: { type: 'string', const: 'GET, HEAD' },
       },
     };
-    out[`/api/pub/leads/${op.name}`] = {
-      get: {
-        operationId: op.name,
-        tags: ['v1 (deprecated)'],
-        deprecated: true,
-        summary: op.summary,
-        description: `${op.description}\n\n**Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): \`POST /api/pub/v2/leads/search\` with ${op.successor} — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get \`403 v1-closed-to-new-integrations\` without a legacy grant. HEAD answers as GET without a body.`,
-        parameters: op.last ? [...op.parameters, IF_NONE_MATCH] : op.parameters,
-        responses: {
-          '200': ok,
-          ...(op.last ? { '304': notModified } : {}),
-          ...refusals,
-        },
+    return {
+      operationId: op.name,
+      tags: ['v1 (deprecated)'],
+      deprecated: true,
+      summary: op.summary,
+      description: `${op.description}\n\n**Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): \`POST /api/pub/v2/leads/search\` with ${op.successor} — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get \`403 v1-closed-to-new-integrations\` without a legacy grant. HEAD answers as GET without a body.`,
+      parameters: op.last ? [...op.parameters, IF_NONE_MATCH] : op.parameters,
+      responses: {
+        '200': ok,
+        ...(op.last ? { '304': notModified } : {}),
+        ...refusals,
       },
     };
-  }
-  return out;
+  });
 }
