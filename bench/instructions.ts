@@ -17,6 +17,9 @@
  *
  * Needs member 1 in the store (a legacy-v1 key for it is created) and valgrind (Debian's
  * package). BENCH_TARGETS=leadline,ideal narrows; INSTRUCTIONS_WARMUP sets the warm-up (15000).
+ * INSTRUCTIONS_OP=createLead counts a v2 create (POST /api/pub/v2/leads, a small card-scan
+ * lead for member 1, every answer 201) instead: leadline only, the ideal targets have no
+ * such route. Each create stores a lead: use a copy of the store.
  * A run takes a few minutes: each server starts in ~1 min under valgrind.
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
@@ -58,19 +61,43 @@ const TARGETS: Record<string, (port: number) => { args: string[]; env: Record<st
     env: {},
   }),
 };
-const chosen = (process.env.BENCH_TARGETS ?? 'ideal,ideal-fastify,leadline').split(',');
+const OP = process.env.INSTRUCTIONS_OP ?? 'getLastLead';
+/** The request each operation sends, and the status every answer must have. */
+const OPERATIONS: Record<string, { path: string; init: RequestInit; status: number }> = {
+  getLastLead: {
+    path: '/api/pub/leads/getLastLead',
+    init: { headers: { authorization: `Bearer ${key}` } },
+    status: 200,
+  },
+  createLead: {
+    path: '/api/pub/v2/leads',
+    init: {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        leadSource: 'BUSINESS_CARD_SCAN',
+        captureDatetime: '2024-07-01T12:10:00Z',
+        systemFields: { fullName: 'Ada Lovelace', email: 'ada@example.com', companyName: 'Analytical' },
+      }),
+    },
+    status: 201,
+  },
+};
+if (OPERATIONS[OP] === undefined) throw new Error(`unknown INSTRUCTIONS_OP ${OP}`);
+const operation = OPERATIONS[OP];
+const chosen = (
+  process.env.BENCH_TARGETS ?? (OP === 'getLastLead' ? 'ideal,ideal-fastify,leadline' : 'leadline')
+).split(',');
 for (const t of chosen) if (TARGETS[t] === undefined) throw new Error(`unknown target ${t}`);
 
-/** Sends `n` getLastLead requests, 4 at a time; every answer must be 200. */
+/** Sends `n` requests of the operation, 4 at a time; every answer must have its status. */
 async function drive(base: string, n: number): Promise<void> {
   let left = n;
   const worker = async () => {
     while (left-- > 0) {
-      const r = await fetch(`${base}/api/pub/leads/getLastLead`, {
-        headers: { authorization: `Bearer ${key}` },
-      });
+      const r = await fetch(`${base}${operation.path}`, operation.init);
       await r.arrayBuffer();
-      if (r.status !== 200) throw new Error(`getLastLead answered ${r.status}`);
+      if (r.status !== operation.status) throw new Error(`${OP} answered ${r.status}`);
     }
   };
   await Promise.all([worker(), worker(), worker(), worker()]);
@@ -141,9 +168,7 @@ const results = new Map<string, number>();
 for (const target of chosen) {
   const rounds = await measure(target);
   results.set(target, median(rounds));
-  console.log(
-    `${target}: ${k(median(rounds))} instructions per getLastLead (rounds ${rounds.map(k).join(', ')})`,
-  );
+  console.log(`${target}: ${k(median(rounds))} instructions per ${OP} (rounds ${rounds.map(k).join(', ')})`);
 }
 const ratio = (a: string, b: string) => {
   const x = results.get(a);

@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
-import { openApiDocument } from '../src/http/openapi.js';
+import { generatedDocument } from './openapi-document.js';
 
-// Regenerates docs/openapi.json from the route schemas: `npm run openapi`.
+// Regenerates docs/openapi.json from the registered routes' schemas: `npm run openapi`.
 writeFileSync(
   new URL('../docs/openapi.json', import.meta.url),
-  `${JSON.stringify(openApiDocument(), null, 2)}\n`,
+  `${JSON.stringify(await generatedDocument(), null, 2)}\n`,
 );

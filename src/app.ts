@@ -10,10 +10,12 @@ import { allowCors } from './http/cors.js';
 import { countUsage } from './http/count-usage.js';
 import { refuseKeysInPath } from './http/key-in-url.js';
 import { metricsRoute, recordHttpMetrics } from './http/metrics.js';
+import { describeRoutes } from './http/openapi.js';
 import { pageRoutes } from './http/pages.js';
 import { decorateProblems, errorHandler, STORE_RETRY_AFTER_SECONDS, sendProblem } from './http/problem.js';
 import { requestLogger } from './http/request-logger.js';
 import { hasDotSegment } from './http/request-path.js';
+import { routeSchema, validateFromRouteSchemas } from './http/route-schema.js';
 import { BrownoutCache } from './http/v1/brownout-cache.js';
 import { deprecationHeaders, V1_PREFIX } from './http/v1/deprecation.js';
 import { v1Routes } from './http/v1/routes.js';
@@ -86,6 +88,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   // Request bodies are JSON (v2); Fastify's default text/plain parser would let a wrong media type through.
   app.removeContentTypeParser('text/plain');
+  // Before any route: the OpenAPI document is made from the routes as they register (openapi.ts).
+  await describeRoutes(app);
+  validateFromRouteSchemas(app);
   decorateProblems(app);
   if (deps.metrics !== undefined) recordHttpMetrics(app, deps.metrics);
   app.addHook('onRequest', async (request, reply) => {
@@ -102,8 +107,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     ),
   );
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
-  app.get('/readyz', async (_request, reply) => {
+  app.get('/healthz', { schema: routeSchema('health') }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: routeSchema('ready') }, async (_request, reply) => {
     try {
       await store.ping();
       const replica = store.replicaState();

@@ -14,6 +14,7 @@ import { invalidParams } from '../shared/errors.js';
 import type { Store } from '../store.js';
 import { authenticate } from './auth.js';
 import { countAgainstQuota } from './quota.js';
+import { routeSchema } from './route-schema.js';
 
 export interface AdminDeps {
   config: Config;
@@ -28,7 +29,7 @@ export interface AdminDeps {
  * served with the other pages (src/http/pages.ts), under their headers.
  */
 export async function adminRoutes(app: FastifyInstance, deps: AdminDeps): Promise<void> {
-  app.get('/api/admin/v1/report', async (request, reply) => {
+  app.get('/api/admin/v1/report', { schema: routeSchema('v1Report') }, async (request, reply) => {
     const now = deps.now();
     const caller = await authenticate(request, deps.store.keys, now);
     (await countAgainstQuota(reply, deps.rateLimiter, caller))();

@@ -8,6 +8,7 @@ import type { CounterChild, HistogramChild } from '../metrics/series.js';
 import { KEY_STATUSES, V1_OPERATION_NAMES, v1Report } from '../retirement/report.js';
 import { AppError, type ErrorCode } from '../shared/errors.js';
 import type { Store } from '../store.js';
+import { routeSchema } from './route-schema.js';
 import { V1_PREFIX } from './v1/deprecation.js';
 
 /** How a v1 call ended, as `leadline_v1_calls_total` counts it. */
@@ -129,7 +130,7 @@ export function watchRetirement(metrics: Metrics, store: Store, config: Config, 
 /** `GET /metrics` on the API port, for `Authorization: Bearer <LEADLINE_METRICS_TOKEN>` only. */
 export function metricsRoute(app: FastifyInstance, metrics: Metrics, token: string): void {
   const expected = Buffer.from(`Bearer ${token}`);
-  app.get('/metrics', async (request, reply) => {
+  app.get('/metrics', { schema: routeSchema('metrics') }, async (request, reply) => {
     const given = Buffer.from(request.headers.authorization ?? '');
     if (given.length !== expected.length || !timingSafeEqual(given, expected))
       throw new AppError(

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { routeSchema } from './route-schema.js';
 
 // The files sit in src/http/assets/; this module runs from src/http/ (tsx) or dist/http/ (the
 // built CLI), both two levels below the checkout, as pages.ts finds docs/.
@@ -8,10 +9,20 @@ const ASSETS_DIR = fileURLToPath(new URL('../../src/http/assets/', import.meta.u
 
 /** Each served file: its URL, the file under src/http/assets/ and its media type. */
 const ASSETS = [
-  { url: '/assets/leadline.css', file: 'leadline.css', type: 'text/css; charset=utf-8' },
-  { url: '/assets/reference.css', file: 'reference.css', type: 'text/css; charset=utf-8' },
+  {
+    url: '/assets/leadline.css',
+    file: 'leadline.css',
+    type: 'text/css; charset=utf-8',
+    operation: 'pageAsset',
+  },
+  {
+    url: '/assets/reference.css',
+    file: 'reference.css',
+    type: 'text/css; charset=utf-8',
+    operation: 'pageAsset',
+  },
   // Browsers ask every site for /favicon.ico; an SVG answers it (every current browser draws one).
-  { url: '/favicon.ico', file: 'favicon.svg', type: 'image/svg+xml' },
+  { url: '/favicon.ico', file: 'favicon.svg', type: 'image/svg+xml', operation: 'favicon' },
 ] as const;
 
 /**
@@ -22,7 +33,7 @@ export function pageAssets(app: FastifyInstance): void {
   for (const asset of ASSETS) {
     const body = readFileSync(`${ASSETS_DIR}${asset.file}`, 'utf8');
     // Fetched again with each page (small files), so a deploy never pairs a page with a stale script.
-    app.get(asset.url, async (_request, reply) =>
+    app.get(asset.url, { schema: routeSchema(asset.operation) }, async (_request, reply) =>
       reply.type(asset.type).header('cache-control', 'no-cache').send(body),
     );
   }

@@ -8,6 +8,7 @@ import { pageAssets } from './page-assets.js';
 import { pageHeaders } from './page-headers.js';
 import { PROBLEMS } from './problem.js';
 import { referencePage } from './reference-page.js';
+import { routeSchema } from './route-schema.js';
 
 const DOCS_DIR = fileURLToPath(new URL('../../docs/', import.meta.url));
 const README = fileURLToPath(new URL('../../README.md', import.meta.url));
@@ -24,7 +25,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
   pageAssets(app);
   referencePage(app);
 
-  app.get('/problems/:code', async (request, reply) => {
+  app.get('/problems/:code', { schema: routeSchema('problemPage') }, async (request, reply) => {
     const { code } = request.params as { code: string };
     const p = Object.hasOwn(PROBLEMS, code) ? PROBLEMS[code as ErrorCode] : undefined;
     if (p === undefined) return reply.callNotFound();
@@ -39,14 +40,16 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
   });
 
   // The home page: the README, the way into everything else (its links to docs/ are served).
-  app.get('/', async (_request, reply) =>
+  app.get('/', { schema: routeSchema('home') }, async (_request, reply) =>
     reply.type('text/html; charset=utf-8').send(renderDocPage(await readFile(README, 'utf8'))),
   );
 
-  // Built per request from the route schemas: the same document as docs/openapi.json.
-  app.get('/openapi.json', async () => openApiDocument());
+  // Generated from the registered routes' schemas (openapi.ts): the same document as docs/openapi.json.
+  app.get('/openapi.json', { schema: routeSchema('openApiDocument') }, async (request) =>
+    openApiDocument(request.server),
+  );
 
-  app.get('/docs/:page', async (request, reply) => {
+  app.get('/docs/:page', { schema: routeSchema('docPage') }, async (request, reply) => {
     const page = (request.params as { page: string }).page.replace(/\.md$/, '');
     if (!PAGE.test(page)) return reply.callNotFound();
     let text: string;
@@ -64,5 +67,7 @@ export async function pageRoutes(app: FastifyInstance): Promise<void> {
 
   // The page that took a pasted API key is gone (docs/console.md, "Views"): the console's v1 view shows the
   // same report after signing in with a link (docs/console.md). Its API stays: src/http/admin.ts.
-  app.get('/admin', async (_request, reply) => reply.redirect('/console/v1', 301));
+  app.get('/admin', { schema: routeSchema('adminPage') }, async (_request, reply) =>
+    reply.redirect('/console/v1', 301),
+  );
 }

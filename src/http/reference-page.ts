@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import { SITE_NAV } from './doc-page.js';
 import { PAGE_CSP } from './page-headers.js';
+import { routeSchema } from './route-schema.js';
 
 /**
  * `/docs`: the API reference, rendered in the browser by Redoc from /openapi.json — every
@@ -68,9 +69,10 @@ ${SITE_NAV}
 export function referencePage(app: FastifyInstance): void {
   const script = (body: string) => async (_request: unknown, reply: import('fastify').FastifyReply) =>
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'no-cache').send(body);
-  app.get('/assets/redoc.standalone.js', script(BUNDLE));
-  app.get('/assets/reference.js', script(SCRIPT));
-  app.get('/docs', async (_request, reply) =>
+  const asset = { schema: routeSchema('pageAsset') };
+  app.get('/assets/redoc.standalone.js', asset, script(BUNDLE));
+  app.get('/assets/reference.js', asset, script(SCRIPT));
+  app.get('/docs', { schema: routeSchema('apiReference') }, async (_request, reply) =>
     reply.type('text/html; charset=utf-8').header('content-security-policy', CSP).send(PAGE),
   );
 }

@@ -112,3 +112,16 @@ export const LeadCreatedEvent = Type.Object(
   },
   { additionalProperties: false, description: 'The lead as GET /api/pub/v2/leads/{leadId} returns it.' },
 );
+
+/** The body of a `webhook.test` delivery (POST /api/pub/v2/webhooks/{endpointId}/test queues one). */
+export const WebhookTestEvent = Type.Object(
+  {
+    type: Type.Literal('webhook.test'),
+    timestamp: Type.String({ description: 'When the test was asked for (ISO-8601 UTC).' }),
+    data: Type.Object(
+      { endpointId: Type.String({ description: 'The endpoint the test was sent to.' }) },
+      { additionalProperties: false },
+    ),
+  },
+  { additionalProperties: false, description: 'A signed event that only checks the endpoint receives.' },
+);

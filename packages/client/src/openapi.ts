@@ -4,6 +4,348 @@
  */
 
 export interface paths {
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: the process answers */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Liveness: the process answers (HEAD: its headers, no body) */
+        head: operations["healthHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Readiness: the store answers (a load balancer’s check)
+         * @description `replica` (with DATABASE_READ_URL) and `redis` (with REDIS_URL) report those parts; Redis down leaves the instance ready, its counters fall back to memory.
+         */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Readiness: the store answers (a load balancer’s check) (HEAD: its headers, no body) */
+        head: operations["readyHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Prometheus metrics (only with LEADLINE_METRICS_TOKEN; or on LEADLINE_METRICS_PORT instead)
+         * @description Off by default. With `LEADLINE_METRICS_TOKEN` set, served here to `Authorization: Bearer <token>` only; with `LEADLINE_METRICS_PORT`, on a listener of its own. The metrics: [operations guide](/docs/operations).
+         */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Prometheus metrics (only with LEADLINE_METRICS_TOKEN; or on LEADLINE_METRICS_PORT instead) (HEAD: its headers, no body) */
+        head: operations["metricsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/assets/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The pages’ style sheet and scripts */
+        get: operations["pageAsset"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** The pages’ style sheet and scripts (HEAD: its headers, no body) */
+        head: operations["pageAssetHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/favicon.ico": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The site’s icon (SVG), which browsers ask for on every page */
+        get: operations["favicon"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** The site’s icon (SVG), which browsers ask for on every page (HEAD: its headers, no body) */
+        head: operations["faviconHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document as a page to read (Redoc, served from the server’s own files) */
+        get: operations["apiReference"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** This document as a page to read (Redoc, served from the server’s own files) (HEAD: its headers, no body) */
+        head: operations["apiReferenceHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/problems/{code}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** What a problem type means: each problem’s `type` URI is this page */
+        get: operations["problemPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** What a problem type means: each problem’s `type` URI is this page (HEAD: its headers, no body) */
+        head: operations["problemPageHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The home page: the README, with links to the reference, guides and console */
+        get: operations["home"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** The home page: the README, with links to the reference, guides and console (HEAD: its headers, no body) */
+        head: operations["homeHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["openApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** This document (HEAD: its headers, no body) */
+        head: operations["openApiDocumentHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/docs/{page}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the documentation (HTML; the Markdown source with Accept: text/markdown) */
+        get: operations["docPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** A page of the documentation (HTML; the Markdown source with Accept: text/markdown) (HEAD: its headers, no body) */
+        head: operations["docPageHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/admin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The former admin page: on to the console’s v1 view
+         * @description The report it showed is in the console ([console guide](/docs/console)).
+         */
+        get: operations["adminPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** The former admin page: on to the console’s v1 view (HEAD: its headers, no body) */
+        head: operations["adminPageHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/leads/getLastLead": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s most recent lead
+         * @deprecated
+         * @description `[]` or `[lead]`: the greatest `epoch` among the key’s member’s leads (equal epochs: the one stored last).
+         *
+         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {assignedMemberIds: [<your member id>]}`, `sort: {field: "timestamp", direction: "DESC"}`, `limit: 1` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
+         */
+        get: operations["getLastLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The caller’s most recent lead (HEAD: its headers, no body)
+         * @deprecated
+         */
+        head: operations["getLastLeadHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/leads/getLastLeadTeam": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team’s most recent lead (team admins)
+         * @deprecated
+         * @description `[]` or `[lead]` over every lead of the key’s team; other roles get `403`.
+         *
+         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {teamId: <your team id>}`, `sort: {field: "timestamp", direction: "DESC"}`, `limit: 1` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
+         */
+        get: operations["getLastLeadTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The team’s most recent lead (team admins) (HEAD: its headers, no body)
+         * @deprecated
+         */
+        head: operations["getLastLeadTeamHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/leads/getLastLeadSubTeam": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A subteam’s most recent lead (team admins, that subteam’s admins)
+         * @deprecated
+         * @description Over the leads of the subteam’s current members. A subteam that does not exist or belongs to another team is `404` alike.
+         *
+         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {subteamIds: [<subTeamId>]}`, `sort: {field: "timestamp", direction: "DESC"}`, `limit: 1` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
+         */
+        get: operations["getLastLeadSubTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * A subteam’s most recent lead (team admins, that subteam’s admins) (HEAD: its headers, no body)
+         * @deprecated
+         */
+        head: operations["getLastLeadSubTeamHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/leads/getLeadsTimeRange": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller’s leads in a range, oldest first
+         * @deprecated
+         * @description Every lead with `start <= epoch < end`, ascending by `epoch` (ties in storage order), streamed whole: no page, no cap.
+         *
+         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {assignedMemberIds: [<your member id>], startTime, endTime}`, `sort: {field: "timestamp", direction: "ASC"}`, following `nextCursor` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
+         */
+        get: operations["getLeadsTimeRange"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The caller’s leads in a range, oldest first (HEAD: its headers, no body)
+         * @deprecated
+         */
+        head: operations["getLeadsTimeRangeHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/leads/getLeadsTimeRangeForTeam": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team’s leads in a range, oldest first (team admins)
+         * @deprecated
+         * @description As getLeadsTimeRange, over every lead of the key’s team.
+         *
+         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {teamId: <your team id>, startTime, endTime}`, `sort: {field: "timestamp", direction: "ASC"}`, following `nextCursor` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
+         */
+        get: operations["getLeadsTimeRangeForTeam"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /**
+         * The team’s leads in a range, oldest first (team admins) (HEAD: its headers, no body)
+         * @deprecated
+         */
+        head: operations["getLeadsTimeRangeForTeamHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/pub/v2/leads/search": {
         parameters: {
             query?: never;
@@ -40,7 +382,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Every lead the key may see, in the order they were stored (HEAD: its headers, no body) */
+        head: operations["leadChangesHead"];
         patch?: never;
         trace?: never;
     };
@@ -55,6 +398,24 @@ export interface paths {
         get: operations["getLead"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        /** One lead by its leadId (HEAD: its headers, no body) */
+        head: operations["getLeadHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/v2/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Create a lead for the key’s member */
+        post: operations["createLead"];
         delete?: never;
         options?: never;
         head?: never;
@@ -74,24 +435,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/pub/v2/leads": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Create a lead for the key’s member */
-        post: operations["createLead"];
-        delete?: never;
-        options?: never;
-        head?: never;
+        /** The key, its member, team, role and scopes (HEAD: its headers, no body) */
+        head: operations["getMeHead"];
         patch?: never;
         trace?: never;
     };
@@ -115,7 +460,8 @@ export interface paths {
         post: operations["createWebhook"];
         delete?: never;
         options?: never;
-        head?: never;
+        /** The team’s webhook endpoints (HEAD: its headers, no body) */
+        head: operations["listWebhooksHead"];
         patch?: never;
         trace?: never;
     };
@@ -139,7 +485,8 @@ export interface paths {
          */
         delete: operations["deleteWebhook"];
         options?: never;
-        head?: never;
+        /** One endpoint (HEAD: its headers, no body) */
+        head: operations["getWebhookHead"];
         /**
          * Change an endpoint’s URL, events, filters, or enable/disable it
          * @description Team admins only; an endpoint of another team is `404`.
@@ -187,121 +534,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/api/pub/leads/getLastLead": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The caller’s most recent lead
-         * @deprecated
-         * @description `[]` or `[lead]`: the greatest `epoch` among the key’s member’s leads (equal epochs: the one stored last).
-         *
-         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {assignedMemberIds: [<your member id>]}`, `sort: {field: "timestamp", direction: "DESC"}`, `limit: 1` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
-         */
-        get: operations["getLastLead"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/pub/leads/getLastLeadTeam": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The team’s most recent lead (team admins)
-         * @deprecated
-         * @description `[]` or `[lead]` over every lead of the key’s team; other roles get `403`.
-         *
-         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {teamId: <your team id>}`, `sort: {field: "timestamp", direction: "DESC"}`, `limit: 1` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
-         */
-        get: operations["getLastLeadTeam"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/pub/leads/getLastLeadSubTeam": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A subteam’s most recent lead (team admins, that subteam’s admins)
-         * @deprecated
-         * @description Over the leads of the subteam’s current members. A subteam that does not exist or belongs to another team is `404` alike.
-         *
-         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {subteamIds: [<subTeamId>]}`, `sort: {field: "timestamp", direction: "DESC"}`, `limit: 1` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
-         */
-        get: operations["getLastLeadSubTeam"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/pub/leads/getLeadsTimeRange": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The caller’s leads in a range, oldest first
-         * @deprecated
-         * @description Every lead with `start <= epoch < end`, ascending by `epoch` (ties in storage order), streamed whole: no page, no cap.
-         *
-         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {assignedMemberIds: [<your member id>], startTime, endTime}`, `sort: {field: "timestamp", direction: "ASC"}`, following `nextCursor` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
-         */
-        get: operations["getLeadsTimeRange"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/pub/leads/getLeadsTimeRangeForTeam": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The team’s leads in a range, oldest first (team admins)
-         * @deprecated
-         * @description As getLeadsTimeRange, over every lead of the key’s team.
-         *
-         *     **Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): `POST /api/pub/v2/leads/search` with `filters: {teamId: <your team id>, startTime, endTime}`, `sort: {field: "timestamp", direction: "ASC"}`, following `nextCursor` — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get `403 v1-closed-to-new-integrations` without a legacy grant. HEAD answers as GET without a body.
-         */
-        get: operations["getLeadsTimeRangeForTeam"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/api/admin/v1/report": {
         parameters: {
             query?: never;
@@ -318,220 +550,26 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** The v1 retirement report of the caller’s team (team admins) (HEAD: its headers, no body) */
+        head: operations["v1ReportHead"];
         patch?: never;
         trace?: never;
     };
-    "/healthz": {
+    "/console/assets/{file}": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process answers */
-        get: operations["health"];
+        /** Console: its script and styles, and uPlot’s */
+        get: operations["consoleAsset"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/readyz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Readiness: the store answers (a load balancer’s check)
-         * @description `replica` (with DATABASE_READ_URL) and `redis` (with REDIS_URL) report those parts; Redis down leaves the instance ready, its counters fall back to memory.
-         */
-        get: operations["ready"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Prometheus metrics (only with LEADLINE_METRICS_TOKEN; or on LEADLINE_METRICS_PORT instead)
-         * @description Off by default. With `LEADLINE_METRICS_TOKEN` set, served here to `Authorization: Bearer <token>` only; with `LEADLINE_METRICS_PORT`, on a listener of its own. The metrics: [operations guide](/docs/operations).
-         */
-        get: operations["metrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/openapi.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** This document */
-        get: operations["openApiDocument"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/problems/{code}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** What a problem type means: each problem’s `type` URI is this page */
-        get: operations["problemPage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The home page: the README, with links to the reference, guides and console */
-        get: operations["home"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/docs": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** This document as a page to read (Redoc, served from the server’s own files) */
-        get: operations["apiReference"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/docs/{page}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** A page of the documentation (HTML; the Markdown source with Accept: text/markdown) */
-        get: operations["docPage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/assets/{file}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The pages’ style sheet and scripts */
-        get: operations["pageAsset"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/favicon.ico": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The site’s icon (SVG), which browsers ask for on every page */
-        get: operations["favicon"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/admin": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The former admin page: on to the console’s v1 view
-         * @description The report it showed is in the console ([console guide](/docs/console)).
-         */
-        get: operations["adminPage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/console": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Console: on to the keys */
-        get: operations["consoleHome"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
+        /** Console: its script and styles, and uPlot’s (HEAD: its headers, no body) */
+        head: operations["consoleAssetHead"];
         patch?: never;
         trace?: never;
     };
@@ -548,7 +586,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Console: the sign-in button of a link (opening it does not spend it) (HEAD: its headers, no body) */
+        head: operations["consoleSignInPageHead"];
         patch?: never;
         trace?: never;
     };
@@ -586,6 +625,24 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Console: on to the keys */
+        get: operations["consoleHome"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Console: on to the keys (HEAD: its headers, no body) */
+        head: operations["consoleHomeHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/console/keys": {
         parameters: {
             query?: never;
@@ -600,7 +657,8 @@ export interface paths {
         post: operations["consoleCreateKey"];
         delete?: never;
         options?: never;
-        head?: never;
+        /** Console: the team’s keys (HEAD: its headers, no body) */
+        head: operations["consoleKeysHead"];
         patch?: never;
         trace?: never;
     };
@@ -618,7 +676,8 @@ export interface paths {
         post: operations["consoleRevokeKey"];
         delete?: never;
         options?: never;
-        head?: never;
+        /** Console: confirm revoking a key (HEAD: its headers, no body) */
+        head: operations["consoleRevokeKeyPageHead"];
         patch?: never;
         trace?: never;
     };
@@ -652,7 +711,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Console: the v1 migration (chart, keys still on v1, timeline) (HEAD: its headers, no body) */
+        head: operations["consoleV1Head"];
         patch?: never;
         trace?: never;
     };
@@ -669,7 +729,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Console: the v1 report as CSV (HEAD: its headers, no body) */
+        head: operations["consoleV1CsvHead"];
         patch?: never;
         trace?: never;
     };
@@ -686,7 +747,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Console: the team’s webhook endpoints (HEAD: its headers, no body) */
+        head: operations["consoleWebhooksHead"];
         patch?: never;
         trace?: never;
     };
@@ -703,7 +765,8 @@ export interface paths {
         post?: never;
         delete?: never;
         options?: never;
-        head?: never;
+        /** Console: one endpoint and its newest deliveries, every attempt (HEAD: its headers, no body) */
+        head: operations["consoleWebhookHead"];
         patch?: never;
         trace?: never;
     };
@@ -738,7 +801,8 @@ export interface paths {
         post: operations["consoleScheduleBrownout"];
         delete?: never;
         options?: never;
-        head?: never;
+        /** Console: brownouts (operator) (HEAD: its headers, no body) */
+        head: operations["consoleBrownoutsHead"];
         patch?: never;
         trace?: never;
     };
@@ -753,23 +817,6 @@ export interface paths {
         put?: never;
         /** Console: remove a brownout (operator) */
         post: operations["consoleRemoveBrownout"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/console/assets/{file}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Console: its script and styles, and uPlot’s */
-        get: operations["consoleAsset"];
-        put?: never;
-        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -792,6 +839,26 @@ export interface webhooks {
          * @description POSTed to every enabled endpoint of the lead’s team whose filters match. Any 2xx within 10 s is success; anything else is retried on the Standard Webhooks schedule; 410 disables the endpoint.
          */
         post: operations["leadCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A test event, asked for with POST /api/pub/v2/webhooks/{endpointId}/test
+         * @description Signed and retried like any event; it names the endpoint and carries no lead. Any 2xx within 10 s is success.
+         */
+        post: operations["webhookTest"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1128,6 +1195,17 @@ export interface components {
                 };
             };
         };
+        /** @description A signed event that only checks the endpoint receives. */
+        WebhookTestEvent: {
+            /** @constant */
+            type: "webhook.test";
+            /** @description When the test was asked for (ISO-8601 UTC). */
+            timestamp: string;
+            data: {
+                /** @description The endpoint the test was sent to. */
+                endpointId: string;
+            };
+        };
         /**
          * @description RFC 9457 problem details: every error of every operation.
          * @example {
@@ -1183,11 +1261,2193 @@ export interface components {
         ETag: string;
         /** @description Caching rules of the answer. */
         CacheControl: string;
+        /** @description RFC 9110 §11.6.1: the scheme to authenticate with. */
+        WWWAuthenticate: string;
     };
     pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ok"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+        };
+    };
+    healthHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Alive. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ready";
+                        /** @description The read replica’s state and lag. */
+                        replica?: Record<string, never>;
+                        /** @enum {string} */
+                        redis?: "up" | "down";
+                    };
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    readyHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Ready. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Prometheus text format. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: no LEADLINE_METRICS_TOKEN is set, so the API port serves no metrics (LEADLINE_METRICS_PORT may). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    metricsHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The Prometheus text format. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `not-found`: no LEADLINE_METRICS_TOKEN is set, so the API port serves no metrics (LEADLINE_METRICS_PORT may). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    pageAsset: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example leadline.css */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                    "text/javascript": string;
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    pageAssetHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example leadline.css */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    favicon: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The icon. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+        };
+    };
+    faviconHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The icon. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    apiReference: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    apiReferenceHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    problemPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    problemPageHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                code: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    home: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    homeHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    openApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAPI 3.1. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": Record<string, never>;
+                };
+            };
+        };
+    };
+    openApiDocumentHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OpenAPI 3.1. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    docPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example v2 */
+                page: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                    "text/markdown": string;
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    docPageHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @example v2 */
+                page: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    adminPage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Moved to /console/v1. */
+            301: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    adminPageHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Moved to /console/v1. */
+            301: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getLastLead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of an earlier answer: `304` without a body while the answer is the same. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `[]` or `[lead]`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "30008",
+                     *         "epoch": 1719835800000,
+                     *         "time": "2024-07-01 14:10:00",
+                     *         "userId": 1013,
+                     *         "userEmail": "mia@example.com",
+                     *         "userPid": "7013",
+                     *         "isManual": false,
+                     *         "isScan": true,
+                     *         "isRoll": false,
+                     *         "name": "Tobi Berg",
+                     *         "company": "Spree Leads GmbH",
+                     *         "email": "tobi@example.com"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["V1Lead"][];
+                };
+            };
+            /** @description Not modified: the answer is still the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    /** @description The methods a v1 operation answers. */
+                    Allow?: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLastLeadHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of an earlier answer: `304` without a body while the answer is the same. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `[]` or `[lead]`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: the answer is still the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    /** @description The methods a v1 operation answers. */
+                    Allow?: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getLastLeadTeam: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of an earlier answer: `304` without a body while the answer is the same. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `[]` or `[lead]`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "30008",
+                     *         "epoch": 1719835800000,
+                     *         "time": "2024-07-01 14:10:00",
+                     *         "userId": 1013,
+                     *         "userEmail": "mia@example.com",
+                     *         "userPid": "7013",
+                     *         "isManual": false,
+                     *         "isScan": true,
+                     *         "isRoll": false,
+                     *         "name": "Tobi Berg",
+                     *         "company": "Spree Leads GmbH",
+                     *         "email": "tobi@example.com"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["V1Lead"][];
+                };
+            };
+            /** @description Not modified: the answer is still the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `forbidden`: The key's role does not allow this operation.
+             *
+             *     `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    /** @description The methods a v1 operation answers. */
+                    Allow?: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLastLeadTeamHead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The ETag of an earlier answer: `304` without a body while the answer is the same. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `[]` or `[lead]`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: the answer is still the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `forbidden`: The key's role does not allow this operation.
+             *
+             *     `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    /** @description The methods a v1 operation answers. */
+                    Allow?: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getLastLeadSubTeam: {
+        parameters: {
+            query: {
+                /**
+                 * @description A subteam of the caller’s team: a positive decimal integer, given once.
+                 * @example 2011
+                 */
+                subTeamId: string;
+            };
+            header?: {
+                /** @description The ETag of an earlier answer: `304` without a body while the answer is the same. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `[]` or `[lead]`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "30008",
+                     *         "epoch": 1719835800000,
+                     *         "time": "2024-07-01 14:10:00",
+                     *         "userId": 1013,
+                     *         "userEmail": "mia@example.com",
+                     *         "userPid": "7013",
+                     *         "isManual": false,
+                     *         "isScan": true,
+                     *         "isRoll": false,
+                     *         "name": "Tobi Berg",
+                     *         "company": "Spree Leads GmbH",
+                     *         "email": "tobi@example.com"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["V1Lead"][];
+                };
+            };
+            /** @description Not modified: the answer is still the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `forbidden`: The key's role does not allow this operation.
+             *
+             *     `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    /** @description The methods a v1 operation answers. */
+                    Allow?: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLastLeadSubTeamHead: {
+        parameters: {
+            query: {
+                /**
+                 * @description A subteam of the caller’s team: a positive decimal integer, given once.
+                 * @example 2011
+                 */
+                subTeamId: string;
+            };
+            header?: {
+                /** @description The ETag of an earlier answer: `304` without a body while the answer is the same. */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description `[]` or `[lead]`. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Not modified: the answer is still the one the If-None-Match ETag names. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    ETag: components["headers"]["ETag"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `forbidden`: The key's role does not allow this operation.
+             *
+             *     `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    /** @description The methods a v1 operation answers. */
+                    Allow?: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getLeadsTimeRange: {
+        parameters: {
+            query: {
+                /**
+                 * @description Epoch milliseconds, inclusive: a decimal integer from 0 to 8640000000000000.
+                 * @example 1719792000000
+                 */
+                start: string;
+                /**
+                 * @description Epoch milliseconds, exclusive (half-open range); at least `start`. Without it: every lead from `start` on.
+                 * @example 1719878400000
+                 */
+                end?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "30008",
+                     *         "epoch": 1719835800000,
+                     *         "time": "2024-07-01 14:10:00",
+                     *         "userId": 1013,
+                     *         "userEmail": "mia@example.com",
+                     *         "userPid": "7013",
+                     *         "isManual": false,
+                     *         "isScan": true,
+                     *         "isRoll": false,
+                     *         "name": "Tobi Berg",
+                     *         "company": "Spree Leads GmbH",
+                     *         "email": "tobi@example.com"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["V1Lead"][];
+                };
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    /** @description The methods a v1 operation answers. */
+                    Allow?: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLeadsTimeRangeHead: {
+        parameters: {
+            query: {
+                /**
+                 * @description Epoch milliseconds, inclusive: a decimal integer from 0 to 8640000000000000.
+                 * @example 1719792000000
+                 */
+                start: string;
+                /**
+                 * @description Epoch milliseconds, exclusive (half-open range); at least `start`. Without it: every lead from `start` on.
+                 * @example 1719878400000
+                 */
+                end?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    /** @description The methods a v1 operation answers. */
+                    Allow?: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getLeadsTimeRangeForTeam: {
+        parameters: {
+            query: {
+                /**
+                 * @description Epoch milliseconds, inclusive: a decimal integer from 0 to 8640000000000000.
+                 * @example 1719792000000
+                 */
+                start: string;
+                /**
+                 * @description Epoch milliseconds, exclusive (half-open range); at least `start`. Without it: every lead from `start` on.
+                 * @example 1719878400000
+                 */
+                end?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "30008",
+                     *         "epoch": 1719835800000,
+                     *         "time": "2024-07-01 14:10:00",
+                     *         "userId": 1013,
+                     *         "userEmail": "mia@example.com",
+                     *         "userPid": "7013",
+                     *         "isManual": false,
+                     *         "isScan": true,
+                     *         "isRoll": false,
+                     *         "name": "Tobi Berg",
+                     *         "company": "Spree Leads GmbH",
+                     *         "email": "tobi@example.com"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["V1Lead"][];
+                };
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `forbidden`: The key's role does not allow this operation.
+             *
+             *     `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    /** @description The methods a v1 operation answers. */
+                    Allow?: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLeadsTimeRangeForTeamHead: {
+        parameters: {
+            query: {
+                /**
+                 * @description Epoch milliseconds, inclusive: a decimal integer from 0 to 8640000000000000.
+                 * @example 1719792000000
+                 */
+                start: string;
+                /**
+                 * @description Epoch milliseconds, exclusive (half-open range); at least `start`. Without it: every lead from `start` on.
+                 * @example 1719878400000
+                 */
+                end?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The leads, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `forbidden`: The key's role does not allow this operation.
+             *
+             *     `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    /** @description The methods a v1 operation answers. */
+                    Allow?: "GET, HEAD";
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
+             *
+             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
+             */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    Deprecation: components["headers"]["Deprecation"];
+                    Sunset: components["headers"]["Sunset"];
+                    Link: components["headers"]["Link"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     searchLeads: {
         parameters: {
             query?: never;
@@ -1304,6 +3564,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1314,6 +3576,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1324,6 +3587,8 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1334,6 +3599,20 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: POST. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1369,6 +3648,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1380,6 +3661,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1423,6 +3706,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1433,6 +3718,19 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1448,6 +3746,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1459,11 +3759,93 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    leadChangesHead: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Leads in storage order. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1543,6 +3925,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1553,6 +3936,20 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1568,6 +3965,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1579,6 +3978,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1587,16 +3988,18 @@ export interface operations {
             };
         };
     };
-    getMe: {
+    getLeadHead: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                leadId: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The key, its member and team, and its scopes. */
+            /** @description The lead. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -1605,19 +4008,36 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/json": components["schemas"]["V2Me"];
-                };
+                content?: never;
             };
             /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                content?: never;
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
                 };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /**
              * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
@@ -1628,22 +4048,22 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
+                content?: never;
             };
             /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
             503: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
+                content?: never;
             };
         };
     };
@@ -1682,6 +4102,8 @@ export interface operations {
                     "Cache-Control": components["headers"]["CacheControl"];
                     /** @description The lead’s URL. */
                     Location?: string;
+                    /** @description `true` when the answer is a retry’s: the lead was created by an earlier request with this Idempotency-Key. */
+                    "Idempotent-Replayed"?: "true";
                     [name: string]: unknown;
                 };
                 content: {
@@ -1698,6 +4120,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1708,6 +4132,19 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: POST. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1718,6 +4155,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1753,6 +4192,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1764,11 +4205,157 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    getMe: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, its member and team, and its scopes. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Me"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMeHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key, its member and team, and its scopes. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -1802,6 +4389,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1812,6 +4400,20 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD, POST. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1827,6 +4429,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1838,6 +4442,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1893,6 +4499,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1903,6 +4511,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1913,6 +4522,20 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD, POST. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1923,6 +4546,8 @@ export interface operations {
             409: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1958,6 +4583,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1969,11 +4596,90 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    listWebhooksHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints (never their secrets). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD, POST. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -2007,6 +4713,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2017,6 +4724,8 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2027,6 +4736,20 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD, PATCH, DELETE. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2042,6 +4765,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2053,6 +4778,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2076,6 +4803,8 @@ export interface operations {
             204: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2084,6 +4813,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2094,6 +4824,8 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2104,6 +4836,20 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD, PATCH, DELETE. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2119,6 +4865,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2130,11 +4878,102 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
+            };
+        };
+    };
+    getWebhookHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD, PATCH, DELETE. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -2181,6 +5020,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2191,6 +5032,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2201,6 +5043,8 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2211,6 +5055,20 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD, PATCH, DELETE. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2246,6 +5104,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2257,6 +5117,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2295,6 +5157,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2305,6 +5168,8 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2315,6 +5180,20 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: POST. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2330,6 +5209,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2341,6 +5222,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2382,6 +5265,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2392,6 +5276,8 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2402,119 +5288,8 @@ export interface operations {
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
-             *
-             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
-             */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getLastLead: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The ETag of an earlier answer: `304` without a body while the answer is the same. */
-                "If-None-Match"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description `[]` or `[lead]`. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "30008",
-                     *         "epoch": 1719835800000,
-                     *         "time": "2024-07-01 14:10:00",
-                     *         "userId": 1013,
-                     *         "userEmail": "mia@example.com",
-                     *         "userPid": "7013",
-                     *         "isManual": false,
-                     *         "isScan": true,
-                     *         "isRoll": false,
-                     *         "name": "Tobi Berg",
-                     *         "company": "Spree Leads GmbH",
-                     *         "email": "tobi@example.com"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["V1Lead"][];
-                };
-            };
-            /** @description Not modified: the answer is still the one the If-None-Match ETag names. */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2525,27 +5300,8 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
-             *
-             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
-             */
-            410: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
+                    /** @description The methods this path answers: POST. */
+                    Allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2561,163 +5317,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getLastLeadTeam: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description The ETag of an earlier answer: `304` without a body while the answer is the same. */
-                "If-None-Match"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description `[]` or `[lead]`. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "30008",
-                     *         "epoch": 1719835800000,
-                     *         "time": "2024-07-01 14:10:00",
-                     *         "userId": 1013,
-                     *         "userEmail": "mia@example.com",
-                     *         "userPid": "7013",
-                     *         "isManual": false,
-                     *         "isScan": true,
-                     *         "isRoll": false,
-                     *         "name": "Tobi Berg",
-                     *         "company": "Spree Leads GmbH",
-                     *         "email": "tobi@example.com"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["V1Lead"][];
-                };
-            };
-            /** @description Not modified: the answer is still the one the If-None-Match ETag names. */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description `forbidden`: The key's role does not allow this operation.
-             *
-             *     `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide.
-             */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `method-not-allowed`: See the Allow header. */
-            405: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
-             *
-             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
-             */
-            410: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
-             *
-             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
-             */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2729,515 +5330,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getLastLeadSubTeam: {
-        parameters: {
-            query: {
-                /**
-                 * @description A subteam of the caller’s team: a positive decimal integer, given once.
-                 * @example 2011
-                 */
-                subTeamId: string;
-            };
-            header?: {
-                /** @description The ETag of an earlier answer: `304` without a body while the answer is the same. */
-                "If-None-Match"?: string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description `[]` or `[lead]`. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "30008",
-                     *         "epoch": 1719835800000,
-                     *         "time": "2024-07-01 14:10:00",
-                     *         "userId": 1013,
-                     *         "userEmail": "mia@example.com",
-                     *         "userPid": "7013",
-                     *         "isManual": false,
-                     *         "isScan": true,
-                     *         "isRoll": false,
-                     *         "name": "Tobi Berg",
-                     *         "company": "Spree Leads GmbH",
-                     *         "email": "tobi@example.com"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["V1Lead"][];
-                };
-            };
-            /** @description Not modified: the answer is still the one the If-None-Match ETag names. */
-            304: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    ETag: components["headers"]["ETag"];
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description `forbidden`: The key's role does not allow this operation.
-             *
-             *     `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide.
-             */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `not-found`: No such resource for this caller. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `method-not-allowed`: See the Allow header. */
-            405: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
-             *
-             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
-             */
-            410: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
-             *
-             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
-             */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getLeadsTimeRange: {
-        parameters: {
-            query: {
-                /**
-                 * @description Epoch milliseconds, inclusive: a decimal integer from 0 to 8640000000000000.
-                 * @example 1719792000000
-                 */
-                start: string;
-                /**
-                 * @description Epoch milliseconds, exclusive (half-open range); at least `start`. Without it: every lead from `start` on.
-                 * @example 1719878400000
-                 */
-                end?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The leads, oldest first. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "30008",
-                     *         "epoch": 1719835800000,
-                     *         "time": "2024-07-01 14:10:00",
-                     *         "userId": 1013,
-                     *         "userEmail": "mia@example.com",
-                     *         "userPid": "7013",
-                     *         "isManual": false,
-                     *         "isScan": true,
-                     *         "isRoll": false,
-                     *         "name": "Tobi Berg",
-                     *         "company": "Spree Leads GmbH",
-                     *         "email": "tobi@example.com"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["V1Lead"][];
-                };
-            };
-            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide. */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `method-not-allowed`: See the Allow header. */
-            405: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
-             *
-             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
-             */
-            410: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
-             *
-             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
-             */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    getLeadsTimeRangeForTeam: {
-        parameters: {
-            query: {
-                /**
-                 * @description Epoch milliseconds, inclusive: a decimal integer from 0 to 8640000000000000.
-                 * @example 1719792000000
-                 */
-                start: string;
-                /**
-                 * @description Epoch milliseconds, exclusive (half-open range); at least `start`. Without it: every lead from `start` on.
-                 * @example 1719878400000
-                 */
-                end?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The leads, oldest first. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    "Cache-Control": components["headers"]["CacheControl"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example [
-                     *       {
-                     *         "id": "30008",
-                     *         "epoch": 1719835800000,
-                     *         "time": "2024-07-01 14:10:00",
-                     *         "userId": 1013,
-                     *         "userEmail": "mia@example.com",
-                     *         "userPid": "7013",
-                     *         "isManual": false,
-                     *         "isScan": true,
-                     *         "isRoll": false,
-                     *         "name": "Tobi Berg",
-                     *         "company": "Spree Leads GmbH",
-                     *         "email": "tobi@example.com"
-                     *       }
-                     *     ]
-                     */
-                    "application/json": components["schemas"]["V1Lead"][];
-                };
-            };
-            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
-            400: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
-            401: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description `forbidden`: The key's role does not allow this operation.
-             *
-             *     `v1-closed-to-new-integrations`: Keys created after the v1 freeze cannot call v1 without a legacy grant. Use the v2 request named in `successor`; see the migration guide.
-             */
-            403: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `method-not-allowed`: See the Allow header. */
-            405: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description `v1-brownout`: v1 is switched off for a scheduled window, rehearsing its retirement. It answers again after `brownoutEndsAt` (`Retry-After`: the seconds until then); move to the v2 request in `successor` before the sunset.
-             *
-             *     `v1-sunset`: The v1 lead retrieval interface is gone. Use the v2 request in `successor` (Search Leads); see the migration guide.
-             */
-            410: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /**
-             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
-             *
-             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
-             */
-            429: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    Deprecation: components["headers"]["Deprecation"];
-                    Sunset: components["headers"]["Sunset"];
-                    Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3302,6 +5396,8 @@ export interface operations {
             400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3312,6 +5408,7 @@ export interface operations {
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3322,6 +5419,8 @@ export interface operations {
             403: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3337,6 +5436,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3348,6 +5449,8 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3356,246 +5459,92 @@ export interface operations {
             };
         };
     };
-    health: {
+    v1ReportHead: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The window in UTC days ending today (default 30). */
+                days?: number;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Alive. */
+            /** @description The report. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": "ok"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "ok";
-                    };
-                };
+                content?: never;
             };
-        };
-    };
-    ready: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Ready. */
-            200: {
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
-                content: {
-                    /**
-                     * @example {
-                     *       "status": "ready"
-                     *     }
-                     */
-                    "application/json": {
-                        /** @enum {string} */
-                        status: "ready";
-                        /** @description The read replica’s state and lag. */
-                        replica?: Record<string, never>;
-                        /** @enum {string} */
-                        redis?: "up" | "down";
-                    };
-                };
-            };
-            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
-            503: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    "Retry-After": components["headers"]["RetryAfter"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    metrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The Prometheus text format. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
+                content?: never;
             };
             /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
             401: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                content?: never;
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
                 };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
-    openApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description OpenAPI 3.1. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-        };
-    };
-    problemPage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                code: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description `not-found`: No such resource for this caller. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    home: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    apiReference: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-        };
-    };
-    docPage: {
+    consoleAsset: {
         parameters: {
             query?: never;
             header?: never;
             path: {
-                /** @example v2 */
-                page: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The page. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description `not-found`: No such resource for this caller. */
-            404: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-        };
-    };
-    pageAsset: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @example leadline.css */
+                /** @example console.js */
                 file: string;
             };
             cookie?: never;
@@ -3613,73 +5562,42 @@ export interface operations {
                     "text/javascript": string;
                 };
             };
-            /** @description `not-found`: No such resource for this caller. */
+            /** @description No such file: the console’s page for an address with nothing at it. */
             404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/problem+json": components["schemas"]["Problem"];
+                    "text/html": string;
                 };
             };
         };
     };
-    favicon: {
+    consoleAssetHead: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                /** @example console.js */
+                file: string;
+            };
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description The icon. */
+            /** @description The file. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
-                content: {
-                    "image/svg+xml": string;
-                };
-            };
-        };
-    };
-    adminPage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Moved to /console/v1. */
-            301: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    Location?: string;
-                    [name: string]: unknown;
-                };
                 content?: never;
             };
-        };
-    };
-    consoleHome: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Done: on to /console/keys. */
-            303: {
+            /** @description No such file: the console’s page for an address with nothing at it. */
+            404: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
-                    Location?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3706,6 +5624,27 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+        };
+    };
+    consoleSignInPageHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The page with the Sign in button. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3809,6 +5748,46 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+        };
+    };
+    consoleHome: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: on to /console/keys. */
+            303: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    consoleHomeHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Done: on to /console/keys. */
+            303: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -3950,6 +5929,60 @@ export interface operations {
             };
         };
     };
+    consoleKeysHead: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The keys. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     consoleRevokeKeyPage: {
         parameters: {
             query?: {
@@ -4084,6 +6117,62 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+        };
+    };
+    consoleRevokeKeyPageHead: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The confirmation. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -4225,6 +6314,61 @@ export interface operations {
             };
         };
     };
+    consoleV1Head: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The v1 migration view. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     consoleV1Csv: {
         parameters: {
             query?: {
@@ -4290,6 +6434,61 @@ export interface operations {
             };
         };
     };
+    consoleV1CsvHead: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One row per key. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     consoleWebhooks: {
         parameters: {
             query?: {
@@ -4351,6 +6550,60 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+        };
+    };
+    consoleWebhooksHead: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoints, with how their newest deliveries went. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -4420,6 +6673,65 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+        };
+    };
+    consoleWebhookHead: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+                /** @description How many of the newest deliveries to list. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description The endpoint’s id (as `GET /api/pub/v2/webhooks` gives it). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The endpoint and its deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
@@ -4638,6 +6950,57 @@ export interface operations {
             };
         };
     };
+    consoleBrownoutsHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Active, scheduled and past brownouts. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     consoleRemoveBrownout: {
         parameters: {
             query?: never;
@@ -4702,31 +7065,6 @@ export interface operations {
                 };
                 content: {
                     "text/html": string;
-                };
-            };
-        };
-    };
-    consoleAsset: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @example console.js */
-                file: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The file. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["XRequestId"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/css": string;
-                    "text/javascript": string;
                 };
             };
         };
@@ -4796,6 +7134,44 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["LeadCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`, one per valid secret (two during a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "webhook.test",
+                 *       "timestamp": "2024-07-01T12:11:02.417Z",
+                 *       "data": {
+                 *         "endpointId": "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookTestEvent"];
             };
         };
         responses: {

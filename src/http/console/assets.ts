@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
+import { routeSchema } from '../route-schema.js';
 
 const require = createRequire(import.meta.url);
 // As page-assets.ts: src/http/assets/ from src/http/console/ (tsx) or dist/http/console/ (built).
@@ -23,7 +24,7 @@ const ASSETS = [
 export function consoleAssets(app: FastifyInstance): void {
   for (const asset of ASSETS) {
     const body = readFileSync(asset.path, 'utf8');
-    app.get(asset.url, async (_request, reply) =>
+    app.get(asset.url, { schema: routeSchema('consoleAsset') }, async (_request, reply) =>
       reply.type(asset.type).header('cache-control', 'no-cache').send(body),
     );
   }

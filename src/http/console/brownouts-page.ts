@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { Brownout } from '../../retirement/gates.js';
+import { routeSchema } from '../route-schema.js';
 import {
   type ConsoleDeps,
   type ConsoleSession,
@@ -18,7 +19,7 @@ const OPERATOR_ONLY = 'Brownouts are scheduled by the operator.';
  * migration view shows them on its timeline.
  */
 export function brownoutsPage(app: FastifyInstance, deps: ConsoleDeps): void {
-  app.get('/brownouts', async (request, reply) => {
+  app.get('/brownouts', { schema: routeSchema('consoleBrownouts') }, async (request, reply) => {
     const session = await requireSession(request, deps);
     requireOperator(session, OPERATOR_ONLY);
     return noStore(reply).send(await renderBrownouts(deps, session));

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { parseIsoTime } from '../../config.js';
 import { createKey, KeyCommandError } from '../../keys/create-key.js';
+import { routeSchema } from '../route-schema.js';
 import {
   type ConsoleDeps,
   ConsolePageError,
@@ -21,7 +22,7 @@ type Form = Record<string, string | undefined>;
  * never in a URL — and a button that copies it (console.js; without script, select and copy).
  */
 export function keyCreate(app: FastifyInstance, deps: ConsoleDeps): void {
-  app.post('/keys', async (request, reply) => {
+  app.post('/keys', { schema: routeSchema('consoleCreateKey') }, async (request, reply) => {
     const session = await requireSession(request, deps);
     checkCsrf(session, request.body);
     const team = await teamInView(session, (request.query as Record<string, unknown>).team, deps);

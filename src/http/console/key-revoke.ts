@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { findKey } from '../../keys/find-key.js';
 import type { ApiKey } from '../../keys/keys.port.js';
 import { revokeKey } from '../../keys/revoke-key.js';
+import { routeSchema } from '../route-schema.js';
 import {
   type ConsoleDeps,
   type ConsoleSession,
@@ -32,7 +33,7 @@ export async function keyInScope(deps: ConsoleDeps, session: ConsoleSession, id:
  * revokes, and the key is refused from its next request on, on every instance.
  */
 export function keyRevoke(app: FastifyInstance, deps: ConsoleDeps): void {
-  app.get('/keys/:id/revoke', async (request, reply) => {
+  app.get('/keys/:id/revoke', { schema: routeSchema('consoleRevokeKeyPage') }, async (request, reply) => {
     const session = await requireSession(request, deps);
     const key = await keyInScope(deps, session, (request.params as { id: string }).id);
     const team = await teamInView(session, (request.query as Record<string, unknown>).team, deps);
@@ -44,7 +45,7 @@ Every request made with it is refused from then on. This cannot be undone.</p>
     return noStore(reply).send(page('Revoke a key', body, { session, view: 'keys', team }));
   });
 
-  app.post('/keys/:id/revoke', async (request, reply) => {
+  app.post('/keys/:id/revoke', { schema: routeSchema('consoleRevokeKey') }, async (request, reply) => {
     const session = await requireSession(request, deps);
     checkCsrf(session, request.body);
     const key = await keyInScope(deps, session, (request.params as { id: string }).id);

@@ -3,6 +3,7 @@ import { keyState, lastUsedByKey } from '../../keys/key-state.js';
 import type { ApiKey } from '../../keys/keys.port.js';
 import { listKeys } from '../../keys/list-keys.js';
 import { v1Report, windowStart } from '../../retirement/report.js';
+import { routeSchema } from '../route-schema.js';
 import {
   type ConsoleDeps,
   type ConsoleSession,
@@ -27,7 +28,7 @@ export async function keysInView(deps: ConsoleDeps, team: number | null): Promis
  * grant one step away. Never a secret: only the display prefix.
  */
 export function keysPage(app: FastifyInstance, deps: ConsoleDeps): void {
-  app.get('/keys', async (request, reply) => {
+  app.get('/keys', { schema: routeSchema('consoleKeys') }, async (request, reply) => {
     const session = await requireSession(request, deps);
     const team = await teamInView(session, (request.query as Record<string, unknown>).team, deps);
     return noStore(reply).send(await renderKeys(deps, session, team));

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { parseIsoTime } from '../../config.js';
 import { removeBrownout } from '../../retirement/remove-brownout.js';
 import { BrownoutRefused, scheduleBrownout } from '../../retirement/schedule-brownout.js';
+import { routeSchema } from '../route-schema.js';
 import { OPERATOR_ONLY, renderBrownouts } from './brownouts-page.js';
 import {
   type ConsoleDeps,
@@ -27,7 +28,7 @@ function refuse(detail: string): ConsolePageError {
 
 /** Schedules and removes brownouts, as `leadline v1 brownout add|remove` (operator only). */
 export function brownoutSchedule(app: FastifyInstance, deps: ConsoleDeps): void {
-  app.post('/brownouts', async (request, reply) => {
+  app.post('/brownouts', { schema: routeSchema('consoleScheduleBrownout') }, async (request, reply) => {
     const session = await requireSession(request, deps);
     checkCsrf(session, request.body);
     requireOperator(session, OPERATOR_ONLY);
@@ -61,13 +62,17 @@ export function brownoutSchedule(app: FastifyInstance, deps: ConsoleDeps): void 
     return noStore(reply).send(await renderBrownouts(deps, session, notice));
   });
 
-  app.post('/brownouts/:id/remove', async (request, reply) => {
-    const session = await requireSession(request, deps);
-    checkCsrf(session, request.body);
-    requireOperator(session, OPERATOR_ONLY);
-    const { id } = request.params as { id: string };
-    if (!/^[0-9]{1,15}$/.test(id) || !(await removeBrownout(deps.store, { id: Number(id) })))
-      throw notFound();
-    return reply.redirect('/console/brownouts', 303);
-  });
+  app.post(
+    '/brownouts/:id/remove',
+    { schema: routeSchema('consoleRemoveBrownout') },
+    async (request, reply) => {
+      const session = await requireSession(request, deps);
+      checkCsrf(session, request.body);
+      requireOperator(session, OPERATOR_ONLY);
+      const { id } = request.params as { id: string };
+      if (!/^[0-9]{1,15}$/.test(id) || !(await removeBrownout(deps.store, { id: Number(id) })))
+        throw notFound();
+      return reply.redirect('/console/brownouts', 303);
+    },
+  );
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { closeSession, openSession } from '../../console/sign-in.js';
+import { routeSchema } from '../route-schema.js';
 import {
   type ConsoleDeps,
   ConsolePageError,
@@ -17,7 +18,7 @@ import { page } from './layout.js';
  * starts the session and sets its cookie; a used, expired or unknown link is refused.
  */
 export function signInRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
-  app.get('/sign-in/:token', async (request, reply) => {
+  app.get('/sign-in/:token', { schema: routeSchema('consoleSignInPage') }, async (request, reply) => {
     const { token } = request.params as { token: string };
     // The token reaches no other site in a Referer (the console's `same-origin` policy): the
     // page loads only the service's own files, and the link is spent by this form's POST.
@@ -31,7 +32,7 @@ export function signInRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
     );
   });
 
-  app.post('/sign-in', async (request, reply) => {
+  app.post('/sign-in', { schema: routeSchema('consoleSignIn') }, async (request, reply) => {
     const link = (request.body as Record<string, unknown> | undefined)?.link;
     const session = typeof link === 'string' ? await openSession(deps.store, link, deps.now()) : null;
     if (session === null) {
@@ -45,7 +46,7 @@ export function signInRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
     return reply.header('set-cookie', sessionCookie(deps.config, session)).redirect('/console/keys', 303);
   });
 
-  app.post('/sign-out', async (request, reply) => {
+  app.post('/sign-out', { schema: routeSchema('consoleSignOut') }, async (request, reply) => {
     const session = await requireSession(request, deps);
     checkCsrf(session, request.body);
     await closeSession(deps.store, session.id);
@@ -54,5 +55,7 @@ export function signInRoutes(app: FastifyInstance, deps: ConsoleDeps): void {
       .send(page('Signed out', html`<p>You are signed out. A new sign-in link signs you in again.</p>`));
   });
 
-  app.get('/', async (_request, reply) => reply.redirect('/console/keys', 303));
+  app.get('/', { schema: routeSchema('consoleHome') }, async (_request, reply) =>
+    reply.redirect('/console/keys', 303),
+  );
 }

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { V1_OPERATION_NAMES } from '../../retirement/report.js';
+import { routeSchema } from '../route-schema.js';
 import { type ConsoleDeps, requireSession, teamInView } from './console-deps.js';
 import { daysParam, v1View } from './v1-data.js';
 
@@ -15,7 +16,7 @@ export function csvCell(value: string | number | null): string {
 
 /** The v1 report of the team in view as CSV: one row per key, the columns of `leadline v1 report`. */
 export function v1Csv(app: FastifyInstance, deps: ConsoleDeps): void {
-  app.get('/v1.csv', async (request, reply) => {
+  app.get('/v1.csv', { schema: routeSchema('consoleV1Csv') }, async (request, reply) => {
     const session = await requireSession(request, deps);
     const query = request.query as Record<string, unknown>;
     const team = await teamInView(session, query.team, deps);

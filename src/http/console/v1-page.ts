@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { drainShare, retirementTimeline, stillOnV1 } from '../../retirement/drain.js';
+import { routeSchema } from '../route-schema.js';
 import { type ConsoleDeps, noStore, requireSession, teamInView } from './console-deps.js';
 import { Html, html, when } from './html.js';
 import { page, teamPicker, teamQuery } from './layout.js';
@@ -12,7 +13,7 @@ import { daysParam, type V1View, v1View } from './v1-data.js';
  * brownouts on a timeline, and the report as CSV.
  */
 export function v1Page(app: FastifyInstance, deps: ConsoleDeps): void {
-  app.get('/v1', async (request, reply) => {
+  app.get('/v1', { schema: routeSchema('consoleV1') }, async (request, reply) => {
     const session = await requireSession(request, deps);
     const query = request.query as Record<string, unknown>;
     const team = await teamInView(session, query.team, deps);

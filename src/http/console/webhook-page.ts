@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { AttemptResult, DeliveryRecord } from '../../webhooks/delivery.js';
 import type { Endpoint } from '../../webhooks/webhook.js';
+import { routeSchema } from '../route-schema.js';
 import {
   type ConsoleDeps,
   ConsolePageError,
@@ -32,7 +33,7 @@ function limitParam(value: unknown): number {
  * finished one, a Replay button — as GitHub's deliveries page, redeliver one click away.
  */
 export function webhookPage(app: FastifyInstance, deps: ConsoleDeps): void {
-  app.get('/webhooks/:id', async (request, reply) => {
+  app.get('/webhooks/:id', { schema: routeSchema('consoleWebhook') }, async (request, reply) => {
     const session = await requireSession(request, deps);
     const endpoint = await endpointInScope(deps, session, (request.params as { id: string }).id);
     const query = request.query as Record<string, unknown>;

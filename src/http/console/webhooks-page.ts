@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { DeliveryRecord, DeliveryState } from '../../webhooks/delivery.js';
 import type { Endpoint } from '../../webhooks/webhook.js';
 import { creatorText } from '../../webhooks/wire.js';
+import { routeSchema } from '../route-schema.js';
 import { type ConsoleDeps, noStore, requireSession, teamInView } from './console-deps.js';
 import { type Html, html, when } from './html.js';
 import { page, teamPicker, teamQuery } from './layout.js';
@@ -16,7 +17,7 @@ const SUMMED = 20;
  * of deliveries. Endpoints are registered through the API or `leadline webhooks add`.
  */
 export function webhooksPage(app: FastifyInstance, deps: ConsoleDeps): void {
-  app.get('/webhooks', async (request, reply) => {
+  app.get('/webhooks', { schema: routeSchema('consoleWebhooks') }, async (request, reply) => {
     const session = await requireSession(request, deps);
     const team = await teamInView(session, (request.query as Record<string, unknown>).team, deps);
     const endpoints = await deps.store.webhooks.endpoints(team);

@@ -4,7 +4,7 @@ import { PROBLEMS } from '../problem.js';
 /**
  * The small vocabulary the OpenAPI document is written in (src/http/openapi.ts assembles it):
  * references, JSON bodies, responses per problem code, and the response headers leadline sends.
- * Each part of the API (v1.ts, v2.ts, service.ts …) builds its paths from these.
+ * Each area's table of operations (v1.ts, v2.ts, service.ts …) is written in these.
  */
 
 export type Json = Record<string, unknown>;
@@ -37,14 +37,44 @@ export function problems(codes: ErrorCode[], headers: Json = {}): Record<string,
   const out: Record<string, Json> = {};
   for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
     const retry = group.some((c) => RETRY_AFTER.has(c)) ? { 'Retry-After': headerRef('RetryAfter') } : {};
+    const challenge = group.includes('unauthorized')
+      ? { 'WWW-Authenticate': headerRef('WWWAuthenticate') }
+      : {};
     out[String(status)] = {
       description: group.map((c) => `\`${c}\`: ${PROBLEMS[c].description}`).join('\n\n'),
-      headers: { ...COMMON_HEADERS, ...retry, ...headers },
+      headers: { ...COMMON_HEADERS, ...retry, ...challenge, ...headers },
       content: { 'application/problem+json': { schema: ref('Problem') } },
     };
   }
   return out;
 }
+
+/**
+ * The problems of an operation that takes an API key: those answered once the key is known and
+ * counted carry the quota headers too (src/http/quota.ts sets them before the operation runs).
+ */
+export function keyedProblems(codes: ErrorCode[], headers: Json = {}): Record<string, Json> {
+  const out = problems(codes, headers);
+  for (const code of codes.filter((c) => AFTER_KEY.has(c))) {
+    const response = out[String(PROBLEMS[code].status)] as Json;
+    response.headers = { ...(response.headers as Json), ...QUOTA_HEADERS };
+  }
+  return out;
+}
+
+/** Problem codes answered after the key was counted against its quota. */
+const AFTER_KEY = new Set<ErrorCode>([
+  'invalid-parameters',
+  'invalid-request',
+  'forbidden',
+  'not-found',
+  'idempotency-conflict',
+  'webhook-endpoint-limit',
+  'v1-closed-to-new-integrations',
+  'v1-brownout',
+  'rate-limited',
+  'store-unavailable',
+]);
 
 /** Problem codes whose answers carry Retry-After. */
 const RETRY_AFTER = new Set<ErrorCode>([
@@ -91,4 +121,8 @@ export const HEADERS: Json = {
     schema: { type: 'string' },
   },
   CacheControl: { description: 'Caching rules of the answer.', schema: { type: 'string' } },
+  WWWAuthenticate: {
+    description: 'RFC 9110 §11.6.1: the scheme to authenticate with.',
+    schema: { type: 'string', examples: ['Bearer realm="leadline"'] },
+  },
 };

@@ -18,44 +18,34 @@ const limit = {
   description: 'How many of the newest deliveries to list.',
 };
 
-export function consoleWebhookPaths(): Record<string, Json> {
-  return {
-    '/console/webhooks': {
-      get: op('consoleWebhooks', 'Console: the team’s webhook endpoints', {
-        parameters: [team],
-        responses: { '200': page('The endpoints, with how their newest deliveries went.'), ...refusals },
-      }),
-    },
-    '/console/webhooks/{id}': {
-      get: op('consoleWebhook', 'Console: one endpoint and its newest deliveries, every attempt', {
-        parameters: [endpoint, team, limit],
-        responses: { '200': page('The endpoint and its deliveries.'), ...refusals },
-      }),
-    },
-    '/console/webhooks/{id}/deliveries/{delivery}/replay': {
-      post: op(
-        'consoleReplayDelivery',
-        'Console: send a failed or delivered delivery again (same webhook-id)',
+export function consoleWebhookOperations(): Json[] {
+  return [
+    op('consoleWebhooks', 'Console: the team’s webhook endpoints', {
+      parameters: [team],
+      responses: { '200': page('The endpoints, with how their newest deliveries went.'), ...refusals },
+    }),
+    op('consoleWebhook', 'Console: one endpoint and its newest deliveries, every attempt', {
+      parameters: [endpoint, team, limit],
+      responses: { '200': page('The endpoint and its deliveries.'), ...refusals },
+    }),
+    op('consoleReplayDelivery', 'Console: send a failed or delivered delivery again (same webhook-id)', {
+      parameters: [
+        endpoint,
         {
-          parameters: [
-            endpoint,
-            {
-              name: 'delivery',
-              in: 'path',
-              required: true,
-              schema: { type: 'string', pattern: '^[0-9]+$' },
-              description: 'The delivery’s id, one of the endpoint’s newest 200.',
-            },
-            team,
-          ],
-          requestBody: form({}),
-          responses: {
-            '303': redirect('/console/webhooks/{id}?replayed={delivery}'),
-            ...refusals,
-            '409': page('The delivery is pending (already waiting for an attempt) or was dropped.'),
-          },
+          name: 'delivery',
+          in: 'path',
+          required: true,
+          schema: { type: 'string', pattern: '^[0-9]+$' },
+          description: 'The delivery’s id, one of the endpoint’s newest 200.',
         },
-      ),
-    },
-  };
+        team,
+      ],
+      requestBody: form({}),
+      responses: {
+        '303': redirect('/console/webhooks/{id}?replayed={delivery}'),
+        ...refusals,
+        '409': page('The delivery is pending (already waiting for an attempt) or was dropped.'),
+      },
+    }),
+  ];
 }

@@ -1,4 +1,12 @@
-import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS } from './build.js';
+import {
+  COMMON_HEADERS,
+  headerRef,
+  type Json,
+  json,
+  keyedProblems,
+  problems,
+  QUOTA_HEADERS,
+} from './build.js';
 
 /**
  * The rest of what the server answers, in the OpenAPI document: the admin report API, health
@@ -56,101 +64,98 @@ const STATUS = (values: string[]) => ({
   properties: { status: { type: 'string', enum: values } },
 });
 
-export function servicePaths(): Record<string, Json> {
-  return {
-    '/api/admin/v1/report': {
-      get: {
-        operationId: 'v1Report',
-        tags: ['admin'],
-        summary: 'The v1 retirement report of the caller’s team (team admins)',
-        description:
-          'Every key of the team with its v1 and v2 calls in the window, and the team’s v1 calls per day: the data of the admin page and of `leadline v1 report`.',
-        parameters: [
-          {
-            name: 'days',
-            in: 'query',
-            required: false,
-            description: 'The window in UTC days ending today (default 30).',
-            schema: { type: 'integer', minimum: 1, maximum: 3660, default: 30 },
-          },
-        ],
-        responses: {
-          '200': {
-            description: 'The report.',
-            headers: { ...COMMON_HEADERS, ...QUOTA_HEADERS, 'Cache-Control': headerRef('CacheControl') },
-            content: json(REPORT),
-          },
-          ...problems([
-            'invalid-parameters',
-            'forbidden',
-            'unauthorized',
-            'rate-limited',
-            'auth-throttled',
-            'store-unavailable',
-          ]),
+export function serviceOperations(): Json[] {
+  return [
+    {
+      operationId: 'v1Report',
+      tags: ['admin'],
+      summary: 'The v1 retirement report of the caller’s team (team admins)',
+      description:
+        'Every key of the team with its v1 and v2 calls in the window, and the team’s v1 calls per day: the data of the admin page and of `leadline v1 report`.',
+      parameters: [
+        {
+          name: 'days',
+          in: 'query',
+          required: false,
+          description: 'The window in UTC days ending today (default 30).',
+          schema: { type: 'integer', minimum: 1, maximum: 3660, default: 30 },
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'The report.',
+          headers: { ...COMMON_HEADERS, ...QUOTA_HEADERS, 'Cache-Control': headerRef('CacheControl') },
+          content: json(REPORT),
+        },
+        ...keyedProblems([
+          'invalid-parameters',
+          'forbidden',
+          'unauthorized',
+          'rate-limited',
+          'auth-throttled',
+          'store-unavailable',
+        ]),
+      },
+    },
+    {
+      operationId: 'health',
+      tags: ['service'],
+      summary: 'Liveness: the process answers',
+      security: [],
+      responses: {
+        '200': {
+          description: 'Alive.',
+          headers: COMMON_HEADERS,
+          content: json(STATUS(['ok']), { status: 'ok' }),
         },
       },
     },
-    '/healthz': {
-      get: {
-        operationId: 'health',
-        tags: ['service'],
-        summary: 'Liveness: the process answers',
-        security: [],
-        responses: {
-          '200': {
-            description: 'Alive.',
-            headers: COMMON_HEADERS,
-            content: json(STATUS(['ok']), { status: 'ok' }),
-          },
-        },
-      },
-    },
-    '/readyz': {
-      get: {
-        operationId: 'ready',
-        tags: ['service'],
-        summary: 'Readiness: the store answers (a load balancer’s check)',
-        description:
-          '`replica` (with DATABASE_READ_URL) and `redis` (with REDIS_URL) report those parts; Redis down leaves the instance ready, its counters fall back to memory.',
-        security: [],
-        responses: {
-          '200': {
-            description: 'Ready.',
-            headers: COMMON_HEADERS,
-            content: json(
-              {
-                ...STATUS(['ready']),
-                properties: {
-                  status: { type: 'string', enum: ['ready'] },
-                  replica: { type: 'object', description: 'The read replica’s state and lag.' },
-                  redis: { type: 'string', enum: ['up', 'down'] },
-                },
+    {
+      operationId: 'ready',
+      tags: ['service'],
+      summary: 'Readiness: the store answers (a load balancer’s check)',
+      description:
+        '`replica` (with DATABASE_READ_URL) and `redis` (with REDIS_URL) report those parts; Redis down leaves the instance ready, its counters fall back to memory.',
+      security: [],
+      responses: {
+        '200': {
+          description: 'Ready.',
+          headers: COMMON_HEADERS,
+          content: json(
+            {
+              ...STATUS(['ready']),
+              properties: {
+                status: { type: 'string', enum: ['ready'] },
+                replica: { type: 'object', description: 'The read replica’s state and lag.' },
+                redis: { type: 'string', enum: ['up', 'down'] },
               },
-              { status: 'ready' },
-            ),
-          },
-          ...problems(['store-unavailable']),
+            },
+            { status: 'ready' },
+          ),
+        },
+        ...problems(['store-unavailable']),
+      },
+    },
+    {
+      operationId: 'metrics',
+      tags: ['service'],
+      summary: 'Prometheus metrics (only with LEADLINE_METRICS_TOKEN; or on LEADLINE_METRICS_PORT instead)',
+      description:
+        'Off by default. With `LEADLINE_METRICS_TOKEN` set, served here to `Authorization: Bearer <token>` only; with `LEADLINE_METRICS_PORT`, on a listener of its own. The metrics: [operations guide](/docs/operations).',
+      security: [{ metricsToken: [] }],
+      responses: {
+        '200': {
+          description: 'The Prometheus text format.',
+          headers: COMMON_HEADERS,
+          content: { 'text/plain': { schema: { type: 'string' } } },
+        },
+        ...problems(['unauthorized']),
+        '404': {
+          ...problems(['not-found'])['404'],
+          description:
+            '`not-found`: no LEADLINE_METRICS_TOKEN is set, so the API port serves no metrics (LEADLINE_METRICS_PORT may).',
         },
       },
     },
-    '/metrics': {
-      get: {
-        operationId: 'metrics',
-        tags: ['service'],
-        summary: 'Prometheus metrics (only with LEADLINE_METRICS_TOKEN; or on LEADLINE_METRICS_PORT instead)',
-        description:
-          'Off by default. With `LEADLINE_METRICS_TOKEN` set, served here to `Authorization: Bearer <token>` only; with `LEADLINE_METRICS_PORT`, on a listener of its own. The metrics: [operations guide](/docs/operations).',
-        security: [{ metricsToken: [] }],
-        responses: {
-          '200': {
-            description: 'The Prometheus text format.',
-            headers: COMMON_HEADERS,
-            content: { 'text/plain': { schema: { type: 'string' } } },
-          },
-          ...problems(['unauthorized']),
-        },
-      },
-    },
-  };
+  ];
 }

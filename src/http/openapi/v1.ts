@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../shared/errors.js';
-import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS, ref } from './build.js';
+import { COMMON_HEADERS, headerRef, type Json, json, keyedProblems, QUOTA_HEADERS, ref } from './build.js';
 
 /**
  * v1 in the OpenAPI document: the five deprecated operations, each with the v2 request that
@@ -137,9 +137,8 @@ export const V1_LEAD_EXAMPLE = {
   email: 'tobi@example.com',
 };
 
-export function v1Paths(): Record<string, Json> {
-  const out: Record<string, Json> = {};
-  for (const op of OPS) {
+export function v1Operations(): Json[] {
+  return OPS.map((op) => {
     const ok = {
       description: op.last ? '`[]` or `[lead]`.' : 'The leads, oldest first.',
       headers: {
@@ -153,24 +152,29 @@ export function v1Paths(): Record<string, Json> {
     };
     const notModified = {
       description: 'Not modified: the answer is still the one the If-None-Match ETag names.',
-      headers: { ...COMMON_HEADERS, ...V1_HEADERS, ETag: headerRef('ETag') },
+      headers: { ...COMMON_HEADERS, ...QUOTA_HEADERS, ...V1_HEADERS, ETag: headerRef('ETag') },
     };
-    out[`/api/pub/leads/${op.name}`] = {
-      get: {
-        operationId: op.name,
-        tags: ['v1 (deprecated)'],
-        deprecated: true,
-        summary: op.summary,
-        description: `${op.description}\n\n**Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): \`POST /api/pub/v2/leads/search\` with ${op.successor} — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get \`403 v1-closed-to-new-integrations\` without a legacy grant. HEAD answers as GET without a body.`,
-        security: [{ apiKey: [] }, { v1Key: [] }],
-        parameters: op.last ? [...op.parameters, IF_NONE_MATCH] : op.parameters,
-        responses: {
-          '200': ok,
-          ...(op.last ? { '304': notModified } : {}),
-          ...problems(op.errors, V1_HEADERS),
-        },
+    const refusals = keyedProblems(op.errors, V1_HEADERS);
+    const refused = refusals['405'] as Json;
+    refused.headers = {
+      ...(refused.headers as Json),
+      Allow: {
+        description: 'The methods a v1 operation answers.',
+        schema: { type: 'string', const: 'GET, HEAD' },
       },
     };
-  }
-  return out;
+    return {
+      operationId: op.name,
+      tags: ['v1 (deprecated)'],
+      deprecated: true,
+      summary: op.summary,
+      description: `${op.description}\n\n**Deprecated.** Replaced by [Search Leads](#tag/v2/operation/searchLeads): \`POST /api/pub/v2/leads/search\` with ${op.successor} — see the migration guide, /docs/v1-migration. Keys made after the v1 freeze get \`403 v1-closed-to-new-integrations\` without a legacy grant. HEAD answers as GET without a body.`,
+      parameters: op.last ? [...op.parameters, IF_NONE_MATCH] : op.parameters,
+      responses: {
+        '200': ok,
+        ...(op.last ? { '304': notModified } : {}),
+        ...refusals,
+      },
+    };
+  });
 }

@@ -1,5 +1,6 @@
+import { CreateBody, SearchBody } from '../../schemas/v2.js';
 import type { ErrorCode } from '../../shared/errors.js';
-import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS, ref } from './build.js';
+import { COMMON_HEADERS, headerRef, type Json, json, keyedProblems, QUOTA_HEADERS, ref } from './build.js';
 
 /** v2 in the OpenAPI document: search, the change feed, get, create and the key's own view. */
 
@@ -60,131 +61,128 @@ const page = (extra: Json = {}): Json => ({
 });
 const one = { type: 'object', required: ['data'], properties: { data: ref('V2Lead') } };
 
-export function v2Paths(): Record<string, Json> {
+export function v2Operations(): Json[] {
   const op = (operationId: string, summary: string, rest: Json): Json => ({
     operationId,
     tags: ['v2'],
     summary,
     ...rest,
   });
-  return {
-    '/api/pub/v2/leads/search': {
-      post: op('searchLeads', 'Search leads: one scope, filters, text clauses, a keyset cursor', {
-        description:
-          'The successor of every v1 operation ([v2 guide](/docs/v2), [moving off v1](/docs/v1-migration)).',
-        requestBody: {
-          required: true,
-          content: json(ref('SearchBody'), {
-            filters: { teamId: 1, startTime: '2024-07-01T00:00:00Z', leadSource: ['BUSINESS_CARD_SCAN'] },
-            query: [{ fields: ['fullName', 'companyName'], value: 'spree', match: 'FUZZY' }],
-            sort: { field: 'timestamp', direction: 'DESC' },
-            limit: 100,
-          }),
+  return [
+    op('searchLeads', 'Search leads: one scope, filters, text clauses, a keyset cursor', {
+      description:
+        'The successor of every v1 operation ([v2 guide](/docs/v2), [moving off v1](/docs/v1-migration)).',
+      body: SearchBody,
+      requestBody: {
+        required: true,
+        content: json(ref('SearchBody'), {
+          filters: { teamId: 1, startTime: '2024-07-01T00:00:00Z', leadSource: ['BUSINESS_CARD_SCAN'] },
+          query: [{ fields: ['fullName', 'companyName'], value: 'spree', match: 'FUZZY' }],
+          sort: { field: 'timestamp', direction: 'DESC' },
+          limit: 100,
+        }),
+      },
+      responses: {
+        '200': {
+          description: 'A page of leads; `nextCursor` null on the last page.',
+          headers: OK_HEADERS,
+          content: json(page(), { data: { leads: [V2_LEAD_EXAMPLE], nextCursor: null } }),
         },
-        responses: {
-          '200': {
-            description: 'A page of leads; `nextCursor` null on the last page.',
-            headers: OK_HEADERS,
-            content: json(page(), { data: { leads: [V2_LEAD_EXAMPLE], nextCursor: null } }),
-          },
-          ...problems([
-            'invalid-parameters',
-            'invalid-request',
-            'forbidden',
-            'not-found',
-            'payload-too-large',
-            'unsupported-media-type',
-            ...COMMON,
-          ]),
+        ...keyedProblems([
+          'invalid-parameters',
+          'invalid-request',
+          'forbidden',
+          'not-found',
+          'payload-too-large',
+          'unsupported-media-type',
+          ...COMMON,
+        ]),
+      },
+    }),
+    op('leadChanges', 'Every lead the key may see, in the order they were stored', {
+      description:
+        'Follow `nextCursor` while it is given; once it is null, poll on later from `pollCursor`. Late uploads appear after everything stored before them.',
+      parameters: [
+        { name: 'cursor', in: 'query', schema: { type: 'string' } },
+        {
+          name: 'limit',
+          in: 'query',
+          schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
         },
-      }),
-    },
-    '/api/pub/v2/leads/changes': {
-      get: op('leadChanges', 'Every lead the key may see, in the order they were stored', {
-        description:
-          'Follow `nextCursor` while it is given; once it is null, poll on later from `pollCursor`. Late uploads appear after everything stored before them.',
-        parameters: [
-          { name: 'cursor', in: 'query', schema: { type: 'string' } },
-          {
-            name: 'limit',
-            in: 'query',
-            schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
-          },
-        ],
-        responses: {
-          '200': {
-            description: 'Leads in storage order.',
-            headers: OK_HEADERS,
-            content: json(page({ pollCursor: { type: 'string' } })),
-          },
-          ...problems(['invalid-parameters', ...COMMON]),
+      ],
+      responses: {
+        '200': {
+          description: 'Leads in storage order.',
+          headers: OK_HEADERS,
+          content: json(page({ pollCursor: { type: 'string' } })),
         },
-      }),
-    },
-    '/api/pub/v2/leads/{leadId}': {
-      get: op('getLead', 'One lead by its leadId', {
-        parameters: [
-          { name: 'leadId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
-        ],
-        responses: {
-          '200': {
-            description: 'The lead.',
-            headers: OK_HEADERS,
-            content: json(one, { data: V2_LEAD_EXAMPLE }),
-          },
-          ...problems(['not-found', ...COMMON]),
+        ...keyedProblems(['invalid-parameters', ...COMMON]),
+      },
+    }),
+    op('getLead', 'One lead by its leadId', {
+      parameters: [
+        { name: 'leadId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
+      ],
+      responses: {
+        '200': {
+          description: 'The lead.',
+          headers: OK_HEADERS,
+          content: json(one, { data: V2_LEAD_EXAMPLE }),
         },
-      }),
-    },
-    '/api/pub/v2/me': {
-      get: op('getMe', 'The key, its member, team, role and scopes', {
-        responses: {
-          '200': {
-            description: 'The key, its member and team, and its scopes.',
-            headers: OK_HEADERS,
-            content: json(ref('V2Me')),
-          },
-          ...problems(COMMON),
+        ...keyedProblems(['not-found', ...COMMON]),
+      },
+    }),
+    op('getMe', 'The key, its member, team, role and scopes', {
+      responses: {
+        '200': {
+          description: 'The key, its member and team, and its scopes.',
+          headers: OK_HEADERS,
+          content: json(ref('V2Me')),
         },
-      }),
-    },
-    '/api/pub/v2/leads': {
-      post: op('createLead', 'Create a lead for the key’s member', {
-        parameters: [
-          {
-            name: 'Idempotency-Key',
-            in: 'header',
-            description: 'A retry with the same key and body answers the same lead and stores nothing new.',
-            schema: { type: 'string', maxLength: 255 },
-          },
-        ],
-        requestBody: {
-          required: true,
-          content: json(ref('CreateBody'), {
-            leadSource: 'PROFILE_CONNECTION',
-            captureDatetime: '2024-07-01T12:10:00Z',
-            systemFields: { fullName: 'Ada Lovelace', email: 'ada@example.com' },
-          }),
+        ...keyedProblems(COMMON),
+      },
+    }),
+    op('createLead', 'Create a lead for the key’s member', {
+      parameters: [
+        {
+          name: 'Idempotency-Key',
+          in: 'header',
+          description: 'A retry with the same key and body answers the same lead and stores nothing new.',
+          schema: { type: 'string', maxLength: 255 },
         },
-        responses: {
-          '201': {
-            description: 'The lead, created (or replayed).',
-            headers: {
-              ...OK_HEADERS,
-              Location: { description: 'The lead’s URL.', schema: { type: 'string' } },
+      ],
+      body: CreateBody,
+      requestBody: {
+        required: true,
+        content: json(ref('CreateBody'), {
+          leadSource: 'PROFILE_CONNECTION',
+          captureDatetime: '2024-07-01T12:10:00Z',
+          systemFields: { fullName: 'Ada Lovelace', email: 'ada@example.com' },
+        }),
+      },
+      responses: {
+        '201': {
+          description: 'The lead, created (or replayed).',
+          headers: {
+            ...OK_HEADERS,
+            Location: { description: 'The lead’s URL.', schema: { type: 'string' } },
+            'Idempotent-Replayed': {
+              description:
+                '`true` when the answer is a retry’s: the lead was created by an earlier request with this Idempotency-Key.',
+              schema: { type: 'string', const: 'true' },
             },
-            content: json(one),
           },
-          ...problems([
-            'invalid-parameters',
-            'invalid-request',
-            'idempotency-conflict',
-            'payload-too-large',
-            'unsupported-media-type',
-            ...COMMON,
-          ]),
+          content: json(one),
         },
-      }),
-    },
-  };
+        ...keyedProblems([
+          'invalid-parameters',
+          'invalid-request',
+          'idempotency-conflict',
+          'payload-too-large',
+          'unsupported-media-type',
+          ...COMMON,
+        ]),
+      },
+    }),
+  ];
 }

@@ -47,5 +47,24 @@ export function webhookEvents(): Record<string, Json> {
         responses: { '200': { description: 'Received (any 2xx).' } },
       },
     },
+    'webhook.test': {
+      post: {
+        operationId: 'webhookTest',
+        tags: ['webhooks'],
+        summary: 'A test event, asked for with POST /api/pub/v2/webhooks/{endpointId}/test',
+        description:
+          'Signed and retried like any event; it names the endpoint and carries no lead. Any 2xx within 10 s is success.',
+        parameters: Object.entries(SIGNATURE_HEADERS).map(([name, h]) => ({ name, in: 'header', ...h })),
+        requestBody: {
+          required: true,
+          content: json(ref('WebhookTestEvent'), {
+            type: 'webhook.test',
+            timestamp: '2024-07-01T12:11:02.417Z',
+            data: { endpointId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' },
+          }),
+        },
+        responses: { '200': { description: 'Received (any 2xx).' } },
+      },
+    },
   };
 }

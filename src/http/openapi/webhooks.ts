@@ -1,5 +1,6 @@
+import { WebhookCreateBody, WebhookUpdateBody } from '../../schemas/webhooks.js';
 import type { ErrorCode } from '../../shared/errors.js';
-import { COMMON_HEADERS, headerRef, type Json, json, problems, QUOTA_HEADERS, ref } from './build.js';
+import { COMMON_HEADERS, headerRef, type Json, json, keyedProblems, QUOTA_HEADERS, ref } from './build.js';
 
 /**
  * Webhooks in the OpenAPI document: the endpoints a team admin registers (docs/webhooks.md).
@@ -31,113 +32,110 @@ const op = (operationId: string, summary: string, rest: Json): Json => ({
   ...rest,
 });
 
-export function webhookPaths(): Record<string, Json> {
-  return {
-    '/api/pub/v2/webhooks': {
-      get: op('listWebhooks', 'The team’s webhook endpoints', {
-        responses: {
-          '200': {
-            description: 'The endpoints (never their secrets).',
-            headers: OK_HEADERS,
-            content: json({
-              type: 'object',
-              required: ['data'],
-              properties: {
-                data: {
-                  type: 'object',
-                  required: ['endpoints'],
-                  properties: { endpoints: { type: 'array', items: ref('WebhookEndpoint') } },
-                },
+export function webhookOperations(): Json[] {
+  return [
+    op('listWebhooks', 'The team’s webhook endpoints', {
+      responses: {
+        '200': {
+          description: 'The endpoints (never their secrets).',
+          headers: OK_HEADERS,
+          content: json({
+            type: 'object',
+            required: ['data'],
+            properties: {
+              data: {
+                type: 'object',
+                required: ['endpoints'],
+                properties: { endpoints: { type: 'array', items: ref('WebhookEndpoint') } },
               },
-            }),
-          },
-          ...problems(COMMON),
-        },
-      }),
-      post: op('createWebhook', 'Register an endpoint; the answer shows its secret, once', {
-        requestBody: {
-          required: true,
-          content: json(ref('WebhookCreateBody'), {
-            url: 'https://crm.example.com/hooks/leadline',
-            description: 'CRM sync',
-            eventTypes: ['lead.created'],
+            },
           }),
         },
-        responses: {
-          '201': {
-            description: 'The endpoint, with `secret`: keep it, it is not shown again.',
-            headers: {
-              ...OK_HEADERS,
-              Location: { description: 'The endpoint’s URL.', schema: { type: 'string' } },
-            },
-            content: json(one),
+        ...keyedProblems(COMMON),
+      },
+    }),
+    op('createWebhook', 'Register an endpoint; the answer shows its secret, once', {
+      body: WebhookCreateBody,
+      requestBody: {
+        required: true,
+        content: json(ref('WebhookCreateBody'), {
+          url: 'https://crm.example.com/hooks/leadline',
+          description: 'CRM sync',
+          eventTypes: ['lead.created'],
+        }),
+      },
+      responses: {
+        '201': {
+          description: 'The endpoint, with `secret`: keep it, it is not shown again.',
+          headers: {
+            ...OK_HEADERS,
+            Location: { description: 'The endpoint’s URL.', schema: { type: 'string' } },
           },
-          ...problems([...BODY_ERRORS, 'webhook-endpoint-limit', ...COMMON]),
+          content: json(one),
         },
-      }),
-    },
-    '/api/pub/v2/webhooks/{endpointId}': {
-      get: op('getWebhook', 'One endpoint', {
-        parameters: [ID],
-        responses: {
-          '200': { description: 'The endpoint.', headers: OK_HEADERS, content: json(one) },
-          ...problems(['not-found', ...COMMON]),
+        ...keyedProblems([...BODY_ERRORS, 'webhook-endpoint-limit', ...COMMON]),
+      },
+    }),
+    op('getWebhook', 'One endpoint', {
+      parameters: [ID],
+      responses: {
+        '200': { description: 'The endpoint.', headers: OK_HEADERS, content: json(one) },
+        ...keyedProblems(['not-found', ...COMMON]),
+      },
+    }),
+    op('updateWebhook', 'Change an endpoint’s URL, events, filters, or enable/disable it', {
+      parameters: [ID],
+      body: WebhookUpdateBody,
+      requestBody: { required: true, content: json(ref('WebhookUpdateBody'), { enabled: false }) },
+      responses: {
+        '200': { description: 'The endpoint as it is now.', headers: OK_HEADERS, content: json(one) },
+        ...keyedProblems(['not-found', ...BODY_ERRORS, ...COMMON]),
+      },
+    }),
+    op('deleteWebhook', 'Remove an endpoint', {
+      parameters: [ID],
+      responses: {
+        '204': {
+          description: 'Removed; nothing more is delivered to it.',
+          headers: { ...COMMON_HEADERS, ...QUOTA_HEADERS },
         },
-      }),
-      patch: op('updateWebhook', 'Change an endpoint’s URL, events, filters, or enable/disable it', {
-        parameters: [ID],
-        requestBody: { required: true, content: json(ref('WebhookUpdateBody'), { enabled: false }) },
-        responses: {
-          '200': { description: 'The endpoint as it is now.', headers: OK_HEADERS, content: json(one) },
-          ...problems(['not-found', ...BODY_ERRORS, ...COMMON]),
+        ...keyedProblems(['not-found', ...COMMON]),
+      },
+    }),
+    op('rotateWebhookSecret', 'A new secret; the old one keeps signing during the grace period', {
+      parameters: [ID],
+      responses: {
+        '200': {
+          description: 'The endpoint with its new `secret`, shown once.',
+          headers: OK_HEADERS,
+          content: json(one),
         },
-      }),
-      delete: op('deleteWebhook', 'Remove an endpoint', {
-        parameters: [ID],
-        responses: {
-          '204': { description: 'Removed; nothing more is delivered to it.', headers: COMMON_HEADERS },
-          ...problems(['not-found', ...COMMON]),
-        },
-      }),
-    },
-    '/api/pub/v2/webhooks/{endpointId}/rotate-secret': {
-      post: op('rotateWebhookSecret', 'A new secret; the old one keeps signing during the grace period', {
-        parameters: [ID],
-        responses: {
-          '200': {
-            description: 'The endpoint with its new `secret`, shown once.',
-            headers: OK_HEADERS,
-            content: json(one),
-          },
-          ...problems(['not-found', ...COMMON]),
-        },
-      }),
-    },
-    '/api/pub/v2/webhooks/{endpointId}/test': {
-      post: op('testWebhook', 'Queue a `webhook.test` event to the endpoint', {
-        parameters: [ID],
-        responses: {
-          '202': {
-            description:
-              'Queued; it is delivered, signed, like any event: `{"type": "webhook.test", "timestamp", "data": {"endpointId"}}`.',
-            headers: OK_HEADERS,
-            content: json({
-              type: 'object',
-              required: ['data'],
-              properties: {
-                data: {
-                  type: 'object',
-                  required: ['webhookId'],
-                  properties: {
-                    webhookId: { type: 'string', description: 'The `webhook-id` it is sent with.' },
-                  },
+        ...keyedProblems(['not-found', ...COMMON]),
+      },
+    }),
+    op('testWebhook', 'Queue a `webhook.test` event to the endpoint', {
+      parameters: [ID],
+      responses: {
+        '202': {
+          description:
+            'Queued; it is delivered, signed, like any event: `{"type": "webhook.test", "timestamp", "data": {"endpointId"}}`.',
+          headers: OK_HEADERS,
+          content: json({
+            type: 'object',
+            required: ['data'],
+            properties: {
+              data: {
+                type: 'object',
+                required: ['webhookId'],
+                properties: {
+                  webhookId: { type: 'string', description: 'The `webhook-id` it is sent with.' },
                 },
               },
-            }),
-          },
-          ...problems(['not-found', ...COMMON]),
+            },
+          }),
         },
-      }),
-    },
-  };
+        ...keyedProblems(['not-found', ...COMMON]),
+      },
+    }),
+  ];
 }

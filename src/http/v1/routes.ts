@@ -20,6 +20,7 @@ import { authenticate } from '../auth.js';
 import { markUsage } from '../count-usage.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { countAgainstQuota } from '../quota.js';
+import { routeSchema } from '../route-schema.js';
 import type { BrownoutCache } from './brownout-cache.js';
 import { deprecationHeaders, isV1Route, V1_PREFIX } from './deprecation.js';
 import { getLastLead } from './get-last-lead.js';
@@ -66,6 +67,7 @@ export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void
     app.route({
       method: ['GET', 'HEAD'],
       url,
+      schema: routeSchema(op.name),
       handler: (request, reply) => handle(op, request, reply, deps),
     });
     // Refused in onRequest, before any body is read or parsed (C5: 405 with Allow).

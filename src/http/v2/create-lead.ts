@@ -3,10 +3,9 @@ import { leadToV2 } from '../../leads/v2-wire.js';
 import { CreateBody } from '../../schemas/v2.js';
 import { invalidParams } from '../../shared/errors.js';
 import { assertStorableBody } from '../../shared/storable-text.js';
-import { validator } from '../validate.js';
+import { validBody } from '../route-schema.js';
 import { V2_PREFIX, type V2Handler } from './handler.js';
 
-const checkBody = validator(CreateBody);
 /** Visible ASCII, as most APIs that take an Idempotency-Key accept (a UUID fits). */
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
 
@@ -17,7 +16,7 @@ const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,255}$/;
  * same key with another body is a 409.
  */
 export const createLead: V2Handler = async ({ caller, config, store, now }, request, reply) => {
-  const body = checkBody(request.body);
+  const body = validBody(request, CreateBody);
   assertStorableBody(body);
   const keyHeader = request.headers['idempotency-key'];
   if (keyHeader !== undefined && (typeof keyHeader !== 'string' || !IDEMPOTENCY_KEY.test(keyHeader))) {

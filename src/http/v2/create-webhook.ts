@@ -4,11 +4,9 @@ import { WebhookCreateBody } from '../../schemas/webhooks.js';
 import { assertStorableBody } from '../../shared/storable-text.js';
 import { registerEndpoint } from '../../webhooks/register-endpoint.js';
 import { endpointToWire } from '../../webhooks/wire.js';
-import { validator } from '../validate.js';
+import { validBody } from '../route-schema.js';
 import type { V2Handler } from './handler.js';
 import { WEBHOOKS_PREFIX } from './webhook-access.js';
-
-const checkBody = validator(WebhookCreateBody);
 
 /**
  * POST /api/pub/v2/webhooks: registers an endpoint for the caller's team (team admins). The
@@ -18,7 +16,7 @@ export const createWebhook =
   (lookup: HostLookup): V2Handler =>
   async ({ caller, config, store, now }, request, reply) => {
     requireTeamAdmin(caller);
-    const body = checkBody(request.body);
+    const body = validBody(request, WebhookCreateBody);
     assertStorableBody(body);
     const { endpoint, secret } = await registerEndpoint(
       store,

@@ -1,5 +1,6 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { AppError } from '../../shared/errors.js';
+import { routeSchema } from '../route-schema.js';
 import { createLead } from './create-lead.js';
 import { getLead } from './get-lead.js';
 import { getMe } from './get-me.js';
@@ -20,8 +21,15 @@ export async function v2Routes(app: FastifyInstance, deps: V2Deps): Promise<void
     { name: 'getMe', url: '/api/pub/v2/me', methods: ['GET', 'HEAD'], handler: getMe },
   ];
   for (const r of routes) {
-    app.route({ method: r.methods, url: r.url, handler: v2Route(r.name, r.handler, deps, cursors) });
     const allow = r.methods.join(', ');
+    app.route({
+      method: r.methods,
+      url: r.url,
+      schema: routeSchema(r.name, { allow }),
+      // A body's 400 comes after the key and role checks: validBody (route-schema.ts).
+      attachValidation: true,
+      handler: v2Route(r.name, r.handler, deps, cursors),
+    });
     const others = ALL_METHODS.filter((m) => !r.methods.includes(m));
     // Refused before any body is read: a 405 naming what the path answers.
     app.route({

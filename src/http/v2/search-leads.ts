@@ -7,10 +7,9 @@ import { SearchBody } from '../../schemas/v2.js';
 import { type InvalidParam, invalidParams } from '../../shared/errors.js';
 import { parseInstant } from '../../shared/instant.js';
 import { assertStorableBody } from '../../shared/storable-text.js';
-import { validator } from '../validate.js';
+import { validBody } from '../route-schema.js';
 import type { V2Handler } from './handler.js';
 
-const checkBody = validator(SearchBody);
 export const DEFAULT_LIMIT = 100;
 
 /**
@@ -19,7 +18,7 @@ export const DEFAULT_LIMIT = 100;
  * null only on the last page.
  */
 export const searchLeads: V2Handler = async ({ caller, store, cursors }, request) => {
-  const body = checkBody(request.body);
+  const body = validBody(request, SearchBody);
   assertStorableBody(body);
   const f = body.filters;
   const scope = await searchScope(caller, f, store.directory);

@@ -3,18 +3,16 @@ import { WebhookUpdateBody } from '../../schemas/webhooks.js';
 import { assertStorableBody } from '../../shared/storable-text.js';
 import { updateEndpoint } from '../../webhooks/update-endpoint.js';
 import { endpointToWire } from '../../webhooks/wire.js';
-import { validator } from '../validate.js';
+import { validBody } from '../route-schema.js';
 import type { V2Handler } from './handler.js';
 import { endpointOf } from './webhook-access.js';
-
-const checkBody = validator(WebhookUpdateBody);
 
 /** PATCH /api/pub/v2/webhooks/{endpointId}: changes the URL, event types, filters or enabled. */
 export const updateWebhook =
   (lookup: HostLookup): V2Handler =>
   async ({ caller, config, store, now }, request) => {
     const { id } = endpointOf(caller, request.params);
-    const body = checkBody(request.body);
+    const body = validBody(request, WebhookUpdateBody);
     assertStorableBody(body);
     const endpoint = await updateEndpoint(
       store,

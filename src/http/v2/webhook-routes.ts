@@ -1,6 +1,7 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import type { HostLookup } from '../../delivery/destination.js';
 import { AppError } from '../../shared/errors.js';
+import { routeSchema } from '../route-schema.js';
 import { createWebhook } from './create-webhook.js';
 import { deleteWebhook } from './delete-webhook.js';
 import { getWebhook } from './get-webhook.js';
@@ -45,11 +46,18 @@ export async function webhookRoutes(app: FastifyInstance, deps: V2Deps, lookup: 
     },
   ];
   for (const path of paths) {
-    for (const op of path.operations) {
-      app.route({ method: op.methods, url: path.url, handler: v2Route(op.name, op.handler, deps, cursors) });
-    }
     const answered = path.operations.flatMap((op) => op.methods);
     const allow = answered.join(', ');
+    for (const op of path.operations) {
+      app.route({
+        method: op.methods,
+        url: path.url,
+        schema: routeSchema(op.name, { allow }),
+        // A body's 400 comes after the key and role checks: validBody (route-schema.ts).
+        attachValidation: true,
+        handler: v2Route(op.name, op.handler, deps, cursors),
+      });
+    }
     const refuse = async (): Promise<never> => {
       throw new AppError('method-not-allowed', `This path answers ${allow} only.`);
     };
