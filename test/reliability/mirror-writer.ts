@@ -96,7 +96,9 @@ for (let i = 0; i < ops; i++) {
     }
   } catch (err) {
     if (err instanceof AppError && err.code === 'invalid-parameters' && process.env.MIRROR_DEBUG)
-      process.stderr.write(`${last} ${JSON.stringify(await store.leads.byUuid({ teamId: MIRROR_TEAM }, last))}\n`);
+      process.stderr.write(
+        `${last} ${JSON.stringify(await store.leads.byUuid({ teamId: MIRROR_TEAM }, last))}\n`,
+      );
     // Another writer merged the lead meanwhile, or won the race: a refusal, not a failure.
     if (!(err instanceof AppError && ['lead-merged', 'precondition-failed', 'not-found'].includes(err.code)))
       throw err;

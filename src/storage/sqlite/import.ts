@@ -21,9 +21,11 @@ const STAGE_BATCH = 1000;
 
 /**
  * Writes one import inside the transaction the store opened. A new lead's `seq` is assigned on
- * insert (the highest so far plus one), so storage order is the order leads are handed over.
- * Each new lead of a team with a webhook endpoint gets its `lead.created` event in the same
- * transaction; a replaced lead gets none.
+ * insert (the highest so far plus one), so storage order is the order leads are handed over;
+ * its feed position is drawn from the feed clock (changes.ts). Each new lead of a team with a
+ * webhook endpoint gets its `lead.created` event in the same transaction. A stored lead loaded
+ * with other values is a change (import.port.ts): new values, version and feed position, and
+ * a `lead.updated` event; loaded with the same values, or merged, it is left alone.
  */
 export class SqliteImportWriter implements ImportWriter {
   readonly storesPaddedWords = true;
