@@ -34,7 +34,7 @@ export async function leadToChange(
   leadId: string,
   pointer = 'leadId',
 ): Promise<StoredLead> {
-  const lead = await ports.leads.byUuid(writerScope(by), leadId);
+  const lead = await ports.leads.byUuid(writerScope(by), leadId, true);
   if (lead === null) {
     if (
       'caller' in by &&

@@ -106,8 +106,11 @@ export interface LeadStore {
     after: SearchPosition | null,
     limit: number,
   ): Promise<Lead[]>;
-  /** The lead with this v2 id, if it is in the scope — a merged one too (`mergedInto` set). */
-  byUuid(scope: LeadScope, uuid: string): Promise<StoredLead | null>;
+  /**
+   * The lead with this v2 id, if it is in the scope — a merged one too (`mergedInto` set).
+   * `fromPrimary`: never from a read replica (a change reads the version it writes over).
+   */
+  byUuid(scope: LeadScope, uuid: string, fromPrimary?: boolean): Promise<StoredLead | null>;
   /**
    * Leads in the scope in storage order, after `after` (null: from the start). On PostgreSQL a
    * lead only appears once every transaction that could have stored an earlier one has ended,

@@ -191,10 +191,10 @@ export class PostgresLeadStore implements LeadStore {
     return (await rowsOf(this.reads(), query)).map(toLead);
   }
 
-  async byUuid(scope: LeadScope, uuid: string): Promise<StoredLead | null> {
+  async byUuid(scope: LeadScope, uuid: string, fromPrimary = false): Promise<StoredLead | null> {
     const query = byUuidQuery(scope, uuid);
     if (query === null) return null;
-    const reads = this.reads();
+    const reads = fromPrimary ? this.sql : this.reads();
     let [row] = await rowsOf<StoredRow>(reads, query);
     // A replica may not have replayed a lead created a moment ago: the id came from somewhere,
     // so ask the primary before answering 404 (read-your-writes for get-by-id).
