@@ -13,7 +13,7 @@
  * CRM import, a spreadsheet export or a report at the mirror.
  */
 
-import { createLeadline, type Lead, LeadlineError } from '@leadline/client';
+import { createLeadline, type Lead, LeadlineError, type MergedEntry } from '@leadline/client';
 import Database from 'better-sqlite3';
 
 /** A setup problem: one line that says what to fix, exit 1, no stack trace. */
@@ -64,9 +64,15 @@ const saveCursor = db.prepare(
 const savedCursor =
   (db.prepare('SELECT cursor FROM sync_state WHERE id = 1').pluck().get() as string | undefined) ?? null;
 
-/** One page: its leads and the cursor after them, all or nothing. */
-const writePage = db.transaction((leads: Lead[], cursor: string) => {
+const remove = db.prepare('DELETE FROM leads WHERE lead_id = ?');
+
+/** One page: its leads and the cursor after them, all or nothing. A merged lead is deleted. */
+const writePage = db.transaction((leads: (Lead | MergedEntry)[], cursor: string) => {
   for (const lead of leads) {
+    if ('mergedInto' in lead) {
+      remove.run(lead.leadId);
+      continue;
+    }
     upsert.run({
       leadId: lead.leadId,
       legacyLeadId: lead.legacyLeadId,

@@ -4,6 +4,7 @@ import { registerConsoleCommands } from './console.js';
 import { registerDirectoryCommands } from './directory.js';
 import { registerImportCommand } from './import.js';
 import { registerKeyCommands } from './keys.js';
+import { registerLeadCommands } from './leads.js';
 import { leadlineProgram, run } from './program.js';
 import { registerSeedCommand } from './seed.js';
 import { registerServeCommand } from './serve.js';
@@ -40,6 +41,7 @@ registerKeyCommands(program, withContext);
 registerDirectoryCommands(program, withContext);
 registerV1Commands(program, withContext);
 registerWebhookCommands(program, withContext);
+registerLeadCommands(program, withContext);
 registerConsoleCommands(program, withContext);
 
 await run(program, process.argv);

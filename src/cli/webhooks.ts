@@ -7,7 +7,7 @@ import { registerEndpoint } from '../webhooks/register-endpoint.js';
 import { removeEndpoint } from '../webhooks/remove-endpoint.js';
 import { replayDelivery } from '../webhooks/replay-delivery.js';
 import { replayFailedDeliveries } from '../webhooks/replay-failed-deliveries.js';
-import { EndpointLimitReached } from '../webhooks/webhook.js';
+import { EndpointLimitReached, EVENT_TYPES, type EventType } from '../webhooks/webhook.js';
 import { creatorText, endpointToWire } from '../webhooks/wire.js';
 import type { CommandContext } from './command-context.js';
 import { CommandError } from './command-error.js';
@@ -52,6 +52,13 @@ const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOStrin
  * of the same endpoints and deliveries the API manages, every team's; `--json` everywhere.
  */
 export function registerWebhookCommands(program: Command, withContext: CommandContext): void {
+  const eventTypes = (text: string): EventType[] => {
+    const types = text.split(',').map((t) => t.trim());
+    for (const t of types)
+      if (!(EVENT_TYPES as readonly string[]).includes(t))
+        throw new CommandError(`--events: ${JSON.stringify(t)} is not one of ${EVENT_TYPES.join(', ')}`);
+    return types as EventType[];
+  };
   const webhooks = program.command('webhooks').description('manage webhook endpoints and their deliveries');
 
   webhooks
@@ -91,8 +98,21 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
     .option('--description <text>', 'a note for people')
     .option('--members <ids>', 'only leads of these members, e.g. 3,7')
     .option('--subteams <ids>', 'only leads of current members of these subteams')
+    .option(
+      '--events <types>',
+      'event types, e.g. lead.created,lead.updated,lead.merged (default lead.created)',
+    )
+    .option('--include-previous', 'lead.updated bodies carry the changed fields’ previous values')
     .action(
-      (opts: { team: string; url: string; description?: string; members?: string; subteams?: string }) =>
+      (opts: {
+        team: string;
+        url: string;
+        description?: string;
+        members?: string;
+        subteams?: string;
+        events?: string;
+        includePrevious?: boolean;
+      }) =>
         withContext(async ({ store, out }) => {
           const config = loadWebhookConfig();
           for (const [flag, text] of [
@@ -113,6 +133,8 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
               description: opts.description ?? null,
               members: ids('--members', opts.members),
               subteams: ids('--subteams', opts.subteams),
+              ...(opts.events === undefined ? {} : { eventTypes: eventTypes(opts.events) }),
+              includePrevious: opts.includePrevious === true,
               now: Date.now(),
             },
             systemLookup,

@@ -42,6 +42,17 @@ export async function visibleScope(caller: Caller, directory: ScopeDirectory): P
     : { teamId: caller.teamId, members: [caller.memberId], subteams };
 }
 
+/**
+ * The leads the caller may change (docs/v2.md "Update a lead"): a team admin every lead of the
+ * team, anyone else their own — narrower than reading: a subteam admin reads the subteam's
+ * leads but changes only their own.
+ */
+export function writableScope(caller: Caller): Scope {
+  return caller.role === 'admin'
+    ? { teamId: caller.teamId }
+    : { teamId: caller.teamId, members: [caller.memberId] };
+}
+
 export interface ScopeFilters {
   teamId?: number;
   subteamIds?: number[];

@@ -38,6 +38,17 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string; descri
     description:
       'This Idempotency-Key was already used with a different request body; use a new key for a new lead.',
   },
+  'precondition-failed': {
+    status: 412,
+    title: 'Precondition failed',
+    description:
+      'The lead is no longer at the version If-Match names: someone changed it meanwhile. Read it again (its ETag is its version) and apply the change to what it is now.',
+  },
+  'lead-merged': {
+    status: 410,
+    title: 'Lead merged',
+    description: 'The lead was merged into another; `mergedInto` names the lead it lives on in.',
+  },
   'webhook-endpoint-limit': {
     status: 409,
     title: 'Too many webhook endpoints',

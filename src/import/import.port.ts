@@ -6,6 +6,11 @@ import type { Collector, NewLead } from '../leads/leads.port.js';
  * Implemented once per engine in src/storage/ (src/store.ts gathers the ports).
  */
 
+export interface ImportedLeads {
+  created: number;
+  changed: number;
+}
+
 /** A record put aside until the records it references have been seen. */
 export interface StagedRecord {
   ordinal: number;
@@ -41,11 +46,14 @@ export interface ImportWriter {
   collectors(memberIds: readonly number[]): Promise<Map<number, Collector>>;
   /**
    * Stores leads after every lead handed over before, in order. A lead with the identity of a
-   * stored one (member, id, epoch) replaces its values and keeps its place.
+   * stored one (member, id, epoch) whose values differ is changed: its values replaced, its
+   * version up by one, moved to the end of the change feed and announced (`lead.updated`,
+   * source `import`). One with the same values, or merged into another lead, is left as it is.
+   * A lead that comes twice in one import is stored once, with its last values.
    */
   insertLeads(leads: NewLead[]): Promise<void>;
-  /** Completes the leads of this import; returns how many were new. */
-  finishLeads(): Promise<number>;
+  /** Completes the leads of this import: how many were new, and how many stored ones changed. */
+  finishLeads(): Promise<ImportedLeads>;
   stage(record: StagedRecord): Promise<void>;
   staged(): AsyncIterable<StagedRecord[]>;
 }

@@ -49,6 +49,22 @@ export interface Lead {
   lastName: string | null;
 }
 
+/** Where a change to a lead came from: the v2 API, an import, the admin console, the command line. */
+export const CHANGE_SOURCES = ['api', 'import', 'console', 'cli'] as const;
+export type ChangeSource = (typeof CHANGE_SOURCES)[number];
+
+/**
+ * A lead as v2 reads it for a change: its version (1 when stored, one more with each change; a
+ * v2 ETag) and, once merged into another lead, that lead's v2 id — a merged lead is no longer
+ * in v1, search or getLastLead, only in the change feed (as merged) and get-by-id.
+ */
+export interface StoredLead extends Lead {
+  version: number;
+  mergedInto: string | null;
+  /** Where its last change came from; null while it is as stored. */
+  changedVia: ChangeSource | null;
+}
+
 /** v1 members held in typed columns rather than in `Lead.fields`. */
 export const COLUMN_MEMBERS = [
   'id',

@@ -1,5 +1,5 @@
 import type { SubteamAccess } from '../directory/directory.port.js';
-import type { Lead, LeadKind, LeadSource } from './lead.js';
+import type { ChangeSource, Lead, LeadKind, LeadSource, StoredLead } from './lead.js';
 import type { LeadText, TextField } from './text.js';
 
 /**
@@ -53,9 +53,12 @@ export interface SearchPosition {
   seq: number;
 }
 
-/** One page of the change feed and where the next one starts (an engine-specific position). */
+/**
+ * One page of the change feed and where the next one starts (an engine-specific position). A
+ * lead merged into another is in it too, at the place of its merge, with `mergedInto` set.
+ */
 export interface ChangesPage {
-  leads: Lead[];
+  leads: StoredLead[];
   /** Position after the last lead returned; the given position when the page is empty. */
   next: string;
 }
@@ -70,8 +73,8 @@ export interface IdempotencyClaim {
 }
 
 export type CreateResult =
-  | { kind: 'created'; lead: Lead }
-  | { kind: 'replayed'; lead: Lead }
+  | { kind: 'created'; lead: StoredLead }
+  | { kind: 'replayed'; lead: StoredLead }
   | { kind: 'conflict' };
 
 /** A subteam's last lead, as seen by the member asking. */
@@ -103,8 +106,11 @@ export interface LeadStore {
     after: SearchPosition | null,
     limit: number,
   ): Promise<Lead[]>;
-  /** The lead with this v2 id, if it is in the scope. */
-  byUuid(scope: LeadScope, uuid: string): Promise<Lead | null>;
+  /**
+   * The lead with this v2 id, if it is in the scope — a merged one too (`mergedInto` set).
+   * `fromPrimary`: never from a read replica (a change reads the version it writes over).
+   */
+  byUuid(scope: LeadScope, uuid: string, fromPrimary?: boolean): Promise<StoredLead | null>;
   /**
    * Leads in the scope in storage order, after `after` (null: from the start). On PostgreSQL a
    * lead only appears once every transaction that could have stored an earlier one has ended,
@@ -117,7 +123,68 @@ export interface LeadStore {
    * lead (`replayed`); the same key with another body is a `conflict`.
    */
   create(lead: NewLead, claim: IdempotencyClaim | null): Promise<CreateResult>;
+  /**
+   * Writes new values over a lead, in one transaction with its `lead.updated` event (when the
+   * team has an endpoint for it): only while the lead is still at `change.version` and not
+   * merged. Its version goes up by one and it moves to the end of the change feed.
+   */
+  update(change: LeadUpdate): Promise<WriteResult>;
+  /**
+   * The survivor takes its new values (as `update`) and every merged lead records `mergedInto`,
+   * all in one transaction with their events (`lead.updated` for the survivor when its values
+   * changed, `lead.merged` for each merged one) — only while every lead is still at its version.
+   */
+  merge(merge: LeadMerge): Promise<WriteResult>;
+  /**
+   * The scope's unmerged leads in storage order, in batches of at most `batchSize`, each a
+   * separate keyset read (the duplicates finder walks them).
+   */
+  scan(scope: LeadScope, batchSize: number): AsyncIterable<StoredLead[]>;
 }
+
+/**
+ * The values of a lead a change may replace: everything but its identity (team, member, v1 id,
+ * capture time), its v2 id and when it was stored. `text`/`hasEmail` follow from them (text.ts).
+ */
+export interface LeadValues {
+  time: string;
+  userPid: string;
+  kind: LeadKind;
+  locationShared: boolean;
+  lat: string | null;
+  long: string | null;
+  fields: string;
+  source: LeadSource;
+  firstName: string | null;
+  lastName: string | null;
+}
+
+/** New values for one stored lead, computed from it at `version`. */
+export interface LeadUpdate {
+  teamId: number;
+  uuid: string;
+  /** The version the new values were computed from: the write happens only at that version. */
+  version: number;
+  values: LeadValues;
+  /** The values it had at `version` (the event's previous values). */
+  before: LeadValues;
+  text: LeadText;
+  hasEmail: boolean;
+  source: ChangeSource;
+  at: number;
+}
+
+/** A merge: the survivor's update (its values may stay as they are) and the leads merged into it. */
+export interface LeadMerge {
+  survivor: LeadUpdate;
+  merged: { uuid: string; version: number }[];
+}
+
+/**
+ * `written`: the lead as it is now (the survivor, for a merge). `stale`: a lead was no longer at
+ * the version given, was merged meanwhile or is gone; nothing was written.
+ */
+export type WriteResult = { kind: 'written'; lead: StoredLead } | { kind: 'stale' };
 
 /** What an import needs to know about a lead's collector. */
 export interface Collector {

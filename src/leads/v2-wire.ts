@@ -1,6 +1,6 @@
 import type { V2Lead } from '../schemas/v2.js';
 import { formatInstant } from '../shared/instant.js';
-import type { Lead } from './lead.js';
+import type { Lead, StoredLead } from './lead.js';
 import { splitName } from './text.js';
 
 /**
@@ -84,4 +84,18 @@ export function leadToV2(lead: Lead): V2Lead {
     },
     v1Fields,
   };
+}
+
+/** The change feed's entry for a merged lead (docs/v2.md "Lead changes"): a follower deletes it. */
+export interface MergedFeedEntry {
+  leadId: string;
+  mergedInto: string;
+}
+
+/**
+ * A change-feed entry: the lead as it is, or — merged into another — the entry that names its
+ * survivor, as the feed route answers it.
+ */
+export function feedEntryToV2(lead: StoredLead): V2Lead | MergedFeedEntry {
+  return lead.mergedInto === null ? leadToV2(lead) : { leadId: lead.uuid, mergedInto: lead.mergedInto };
 }

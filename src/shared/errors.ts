@@ -10,6 +10,8 @@ export type ErrorCode =
   | 'not-found'
   | 'method-not-allowed'
   | 'idempotency-conflict'
+  | 'precondition-failed'
+  | 'lead-merged'
   | 'webhook-endpoint-limit'
   | 'payload-too-large'
   | 'unsupported-media-type'

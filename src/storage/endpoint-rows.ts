@@ -1,7 +1,9 @@
+import type { LeadValues } from '../leads/leads.port.js';
 import type {
   Endpoint,
   EndpointChanges,
   EndpointOwner,
+  EventChange,
   EventType,
   WebhookEvent,
 } from '../webhooks/webhook.js';
@@ -10,7 +12,7 @@ import { LEAD_COLUMNS, type LeadRow, toLead } from './rows.js';
 /** Webhook rows as both engines store them (migration 5), and their one mapping: rows stop here. */
 
 export const ENDPOINT_COLUMNS = `id, team_id, url, description, event_types, member_ids, subteam_ids, enabled,
-  disabled_reason, created_at, updated_at, created_via, created_by_member, created_by_key,
+  disabled_reason, created_at, updated_at, created_via, created_by_member, created_by_key, include_previous,
   EXISTS (SELECT 1 FROM members m WHERE m.id = webhook_endpoints.created_by_member
     AND m.team_id = webhook_endpoints.team_id) AS creator_in_team,
   EXISTS (SELECT 1 FROM api_keys k WHERE k.id = webhook_endpoints.created_by_key
@@ -31,6 +33,7 @@ export interface EndpointRow {
   created_via: 'api' | 'cli' | null;
   created_by_member: number | null;
   created_by_key: number | null;
+  include_previous: number | boolean;
   creator_in_team: number | boolean;
   creator_key_live: number | boolean;
 }
@@ -59,6 +62,7 @@ export function toEndpoint(r: EndpointRow): Endpoint {
             memberRemoved: r.created_by_member !== null && !truth(r.creator_in_team),
             keyRevoked: r.created_by_key !== null && !truth(r.creator_key_live),
           },
+    includePrevious: truth(r.include_previous),
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -81,6 +85,7 @@ export function changed(e: Endpoint, c: EndpointChanges): Endpoint & { failingSi
     members: c.members !== undefined ? c.members : e.members,
     subteams: c.subteams !== undefined ? c.subteams : e.subteams,
     enabled: c.enabled ?? e.enabled,
+    includePrevious: c.includePrevious ?? e.includePrevious,
     disabledReason: enabling ? null : c.enabled === false ? null : e.disabledReason,
     failingSinceReset: enabling,
   };
@@ -90,23 +95,25 @@ export function changed(e: Endpoint, c: EndpointChanges): Endpoint & { failingSi
 export const listText = (ids: number[] | null): string | null => (ids === null ? null : JSON.stringify(ids));
 
 /**
- * Whether a team has an enabled endpoint for `lead.created` (`?`/`$1`: the team): the outbox
- * takes an event for a lead only then. Event types are a JSON array of quoted names.
+ * Whether a team has an enabled endpoint for `type` (`?`/`$1`: the team): the outbox takes an
+ * event for a lead only then. Event types are a JSON array of quoted names.
  */
-export const wantsLeadCreated = (team: string): string =>
+export const wantsEvent = (team: string, type: EventType): string =>
   `EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.team_id = ${team} AND w.enabled
-    AND w.event_types LIKE '%"lead.created"%')`;
+    AND w.event_types LIKE '%"${type}"%')`;
+
+export const wantsLeadCreated = (team: string): string => wantsEvent(team, 'lead.created');
 
 /** An event and its lead (LEAD_COLUMNS, all null when the lead is no longer the team's). */
-export const EVENT_COLUMNS = `e.seq AS event_seq, e.id AS event_id, e.type, e.team_id, e.created_at AS event_at, ${LEAD_COLUMNS}`;
+export const EVENT_COLUMNS = `e.seq AS event_seq, e.id AS event_id, e.type, e.team_id, e.created_at AS event_at, e.data, ${LEAD_COLUMNS}`;
 export const EVENT_FROM = `webhook_events e
   LEFT JOIN leads l ON l.team_id = e.team_id AND l.seq = e.lead_seq
   LEFT JOIN members m ON m.id = l.member_id`;
 
-export type EventRow = [number, string, EventType, number, number, ...LeadRow];
+export type EventRow = [number, string, EventType, number, number, string | null, ...LeadRow];
 
 export function toWebhookEvent(r: EventRow): WebhookEvent {
-  const lead = r.slice(5) as unknown as LeadRow;
+  const lead = r.slice(6) as unknown as LeadRow;
   return {
     seq: r[0],
     id: r[1],
@@ -114,5 +121,22 @@ export function toWebhookEvent(r: EventRow): WebhookEvent {
     teamId: r[3],
     createdAt: r[4],
     lead: lead[0] === null ? null : toLead(lead),
+    change: r[5] === null ? null : toEventChange(JSON.parse(r[5]) as EventChange),
   };
 }
+
+/** The stored change as the domain has it: SQLite's JSON gives booleans as 0/1. */
+function toEventChange(c: EventChange): EventChange {
+  const values = (v: LeadValues | undefined) =>
+    v === undefined
+      ? undefined
+      : { ...v, locationShared: (v.locationShared as unknown) === 1 || v.locationShared === true };
+  const out: EventChange = { source: c.source };
+  if (c.before !== undefined) out.before = values(c.before);
+  if (c.after !== undefined) out.after = values(c.after);
+  if (c.mergedInto !== undefined) out.mergedInto = c.mergedInto;
+  return out;
+}
+
+/** A change as the outbox stores it (webhook_events.data). */
+export const eventData = (change: EventChange): string => JSON.stringify(change);

@@ -1,5 +1,5 @@
 import type { ApiKey } from '../keys/keys.port.js';
-import type { Lead, LeadKind, LeadSource } from '../leads/lead.js';
+import type { ChangeSource, Lead, LeadKind, LeadSource, StoredLead } from '../leads/lead.js';
 import type { Api, UsageRow } from '../retirement/usage.js';
 
 /**
@@ -58,6 +58,24 @@ export function toLead(r: LeadRow): Lead {
     firstName: r[15],
     lastName: r[16],
   };
+}
+
+/**
+ * A lead with what v2 reads for a change (StoredLead): LEAD_COLUMNS then version, merged_into,
+ * changed_via. v1's reads keep to LEAD_COLUMNS: they never need these.
+ */
+export const storedColumns = (email: string) =>
+  `${leadColumns(email)}, l.version, l.merged_into, l.changed_via`;
+export const STORED_COLUMNS = storedColumns('m.email');
+
+export type StoredRow = [...LeadRow, number, string | null, ChangeSource | null];
+
+export function toStoredLead(r: StoredRow): StoredLead {
+  const lead = toLead(r as unknown as LeadRow) as StoredLead;
+  lead.version = r[17];
+  lead.mergedInto = r[18] === null ? null : String(r[18]);
+  lead.changedVia = r[19];
+  return lead;
 }
 
 export const KEY_COLUMNS =

@@ -1,6 +1,6 @@
 import { formatInstant } from '../shared/instant.js';
 import { endpointWants } from './delivery.js';
-import { type Endpoint, leadCreatedEnvelope, type WebhookEvent } from './webhook.js';
+import { type Endpoint, eventEnvelope, type WebhookEvent } from './webhook.js';
 
 /** A delivery about to be stored: one event to one endpoint, its body rendered. */
 export interface PlannedDelivery {
@@ -29,13 +29,19 @@ export function planDeliveries(
   for (const event of events) {
     if (event.lead === null) continue;
     const lead = event.lead;
-    let payload: string | null = null;
+    // Rendered at most twice: with the previous values, and without.
+    const payloads = new Map<boolean, string>();
     for (const e of endpoints) {
       // An endpoint receives the leads stored after it was registered, not those waiting before.
       if (e.teamId !== event.teamId || e.createdAt > event.createdAt) continue;
       const subteams = e.subteams === null ? [] : subteamsOf(event.teamId, lead.userId);
       if (!endpointWants(e, event.type, lead.userId, subteams)) continue;
-      payload ??= JSON.stringify(leadCreatedEnvelope(event, lead));
+      const withPrevious = event.type === 'lead.updated' && e.includePrevious;
+      let payload = payloads.get(withPrevious);
+      if (payload === undefined) {
+        payload = JSON.stringify(eventEnvelope(event, lead, withPrevious));
+        payloads.set(withPrevious, payload);
+      }
       out.push({
         eventId: event.id,
         endpointId: e.id,

@@ -4,7 +4,7 @@ import { AppError } from '../shared/errors.js';
 import { checkFilters, checkUrl } from './access.js';
 import type { HostLookup } from './address.js';
 import { newSigningSecret, SecretSeal } from './secret.js';
-import { type Endpoint, type EndpointCreator, EVENT_TYPES, type EventType } from './webhook.js';
+import { DEFAULT_EVENT_TYPES, type Endpoint, type EndpointCreator, type EventType } from './webhook.js';
 import type { WebhookStore } from './webhooks.port.js';
 
 export interface RegisterEndpointInput {
@@ -13,8 +13,10 @@ export interface RegisterEndpointInput {
   by: Pick<EndpointCreator, 'via' | 'memberId' | 'keyId'>;
   url: string;
   description: string | null;
-  /** Absent: every event type. */
+  /** Absent: DEFAULT_EVENT_TYPES. */
   eventTypes?: EventType[];
+  /** `lead.updated` bodies carry the previous values too; absent: false. */
+  includePrevious?: boolean;
   members: number[] | null;
   subteams: number[] | null;
   now: number;
@@ -48,11 +50,12 @@ export async function registerEndpoint(
       teamId: input.teamId,
       url: input.url,
       description: input.description,
-      eventTypes: input.eventTypes ?? [...EVENT_TYPES],
+      eventTypes: input.eventTypes ?? [...DEFAULT_EVENT_TYPES],
       members: input.members,
       subteams: input.subteams,
       secret: new SecretSeal(config.secretKey).seal(secret),
       createdBy: input.by,
+      includePrevious: input.includePrevious ?? false,
       createdAt: input.now,
     },
     config.maxEndpoints,

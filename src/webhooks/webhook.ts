@@ -1,4 +1,6 @@
-import type { Lead } from '../leads/lead.js';
+import type { ChangeSource, Lead } from '../leads/lead.js';
+import { describeChange } from '../leads/lead-change.js';
+import type { LeadValues } from '../leads/leads.port.js';
 import { leadToV2 } from '../leads/v2-wire.js';
 import type { V2Lead } from '../schemas/v2.js';
 import { AppError } from '../shared/errors.js';
@@ -10,8 +12,14 @@ import { formatInstant } from '../shared/instant.js';
  * lead never exists without its event nor an event without its lead.
  */
 
-export const EVENT_TYPES = ['lead.created'] as const;
+export const EVENT_TYPES = ['lead.created', 'lead.updated', 'lead.merged'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * What an endpoint registered without `eventTypes` receives. Still `lead.created` alone: the
+ * HTTP registration's schema lists that type only until the routes take the new ones.
+ */
+export const DEFAULT_EVENT_TYPES: EventType[] = ['lead.created'];
 
 /** A team's registered receiver. The signing secret never leaves the store through this shape. */
 export interface Endpoint {
@@ -30,6 +38,8 @@ export interface Endpoint {
   disabledReason: string | null;
   /** Who created it; null: unknown (created before leadline recorded it). */
   createdBy: EndpointCreator | null;
+  /** `lead.updated` bodies carry the changed fields' previous values (`previous`). */
+  includePrevious: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -71,6 +81,8 @@ export interface NewEndpoint {
   secret: string;
   /** Absent: stored as unknown (null). */
   createdBy?: Pick<EndpointCreator, 'via' | 'memberId' | 'keyId'>;
+  /** Absent: false. */
+  includePrevious?: boolean;
   createdAt: number;
 }
 
@@ -82,6 +94,7 @@ export interface EndpointChanges {
   members?: number[] | null;
   subteams?: number[] | null;
   enabled?: boolean;
+  includePrevious?: boolean;
 }
 
 /** An endpoint's secrets as stored; `previous` signs too until `previousUntil` (rotation). */
@@ -104,6 +117,37 @@ export interface WebhookEvent {
   teamId: number;
   createdAt: number;
   lead: Lead | null;
+  /** What changed (`lead.updated`, `lead.merged`); null for `lead.created`. */
+  change: EventChange | null;
+}
+
+/**
+ * The change an event announces, as the outbox keeps it (webhook_events.data, JSON): where it
+ * came from, and the lead's values before and after (`lead.updated`) or its survivor (`lead.merged`).
+ */
+export interface EventChange {
+  source: ChangeSource;
+  before?: LeadValues;
+  after?: LeadValues;
+  mergedInto?: string;
+}
+
+/** The `data` of a `lead.updated` event: the lead as it is, which fields changed, and from where. */
+export interface LeadUpdatedData {
+  leadId: string;
+  changeSource: ChangeSource;
+  /** Names as in the v2 lead: `systemFields.email`, `v1Fields.views`, `leadSource`. */
+  changedFields: string[];
+  /** Only for an endpoint with `includePrevious`: the changed fields' values before, shaped like the lead. */
+  previous?: Record<string, unknown>;
+  lead: V2Lead;
+}
+
+/** The `data` of a `lead.merged` event: the merged lead and the lead it now lives on in. */
+export interface LeadMergedData {
+  leadId: string;
+  mergedInto: string;
+  changeSource: ChangeSource;
 }
 
 /** The Standard Webhooks payload: `type`, `timestamp` (of the event) and `data`. */
@@ -119,4 +163,38 @@ export interface WebhookEnvelope<T = unknown> {
  */
 export function leadCreatedEnvelope(event: WebhookEvent, lead: Lead): WebhookEnvelope<V2Lead> {
   return { type: event.type, timestamp: formatInstant(event.createdAt), data: leadToV2(lead) };
+}
+
+/**
+ * The body of any event for `lead` (its values when the event is dispatched, like
+ * `lead.created`'s). `lead.updated` names the fields that changed between the values before and
+ * after the change, and — `withPrevious` — gives their values before.
+ */
+export function eventEnvelope(
+  event: WebhookEvent,
+  lead: Lead,
+  withPrevious: boolean,
+): WebhookEnvelope<V2Lead | LeadUpdatedData | LeadMergedData> {
+  const timestamp = formatInstant(event.createdAt);
+  const change = event.change;
+  if (event.type === 'lead.created' || change === null) return leadCreatedEnvelope(event, lead);
+  if (event.type === 'lead.merged') {
+    return {
+      type: event.type,
+      timestamp,
+      data: { leadId: lead.uuid, mergedInto: change.mergedInto ?? '', changeSource: change.source },
+    };
+  }
+  const described =
+    change.before === undefined || change.after === undefined
+      ? { changedFields: [], previous: {} }
+      : describeChange(lead, change.before, change.after);
+  const data: LeadUpdatedData = {
+    leadId: lead.uuid,
+    changeSource: change.source,
+    changedFields: described.changedFields,
+    ...(withPrevious ? { previous: described.previous } : {}),
+    lead: leadToV2(lead),
+  };
+  return { type: event.type, timestamp, data };
 }

@@ -34,7 +34,7 @@ const READS: Record<string, string[]> = {
   ],
   ImportWriter: ['teams', 'members', 'collectors', 'staged'],
   KeyStore: ['list', 'findByDisplay'],
-  LeadStore: ['lastOfMember', 'lastOfTeam', 'lastOfSubteam', 'range', 'search', 'byUuid', 'changes'],
+  LeadStore: ['lastOfMember', 'lastOfTeam', 'lastOfSubteam', 'range', 'search', 'byUuid', 'changes', 'scan'],
   RetirementStore: ['brownouts', 'usage'],
   DeliveryStore: ['deliveries', 'backlog'],
   WebhookStore: ['endpoints', 'endpoint', 'signingSecrets', 'events'],

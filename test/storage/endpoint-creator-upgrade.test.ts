@@ -66,7 +66,7 @@ describe('webhook endpoints: a store written before migration 9', () => {
       },
       async (store) => {
         const report = await store.migrate();
-        assert.deepEqual([report.from, report.applied.at(-1)], [8, '9-webhook-endpoint-creator']);
+        assert.deepEqual([report.from, report.applied[0]], [8, '9-webhook-endpoint-creator']);
         await checkUpgraded(store);
       },
     );
@@ -84,7 +84,7 @@ describe('webhook endpoints: a store written before migration 9', () => {
       },
       async (store) => {
         const report = await store.migrate();
-        assert.deepEqual([report.from, report.applied.at(-1)], [8, '9-webhook-endpoint-creator']);
+        assert.deepEqual([report.from, report.applied[0]], [8, '9-webhook-endpoint-creator']);
         await checkUpgraded(store);
       },
     );

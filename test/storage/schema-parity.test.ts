@@ -51,7 +51,18 @@ describe('schema parity', {
         lead_text_data: 'FTS5 shadow table of lead_text',
         lead_text_docsize: 'FTS5 shadow table of lead_text',
         lead_text_idx: 'FTS5 shadow table of lead_text',
+        feed_clock:
+          'the change feed positions (leads.pos) drawn under the one writer; PostgreSQL orders by txid',
       };
+      const SQLITE_ONLY_COLUMNS: Record<string, Record<string, string>> = {
+        leads: { pos: "the lead's place in the change feed, moved by each change; PostgreSQL: (txid, seq)" },
+      };
+      for (const [t, columns] of Object.entries(SQLITE_ONLY_COLUMNS)) {
+        for (const c of Object.keys(columns)) {
+          assert.ok(sqliteTables[t]?.includes(c), `${t}.${c} exists on SQLite`);
+          sqliteTables[t] = sqliteTables[t]!.filter((name) => name !== c);
+        }
+      }
       for (const t of Object.keys(PG_ONLY_TABLES)) {
         assert.ok(pgTables[t], `${t} exists on PostgreSQL`);
         delete pgTables[t];

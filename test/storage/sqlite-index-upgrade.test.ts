@@ -108,7 +108,21 @@ async function storeAtVersion3(path: string): Promise<void> {
   // Today's writer also asks whether a team takes webhook events (migration 5); on a version-3
   // file none does. Empty temporary stand-ins answer that, and vanish with this connection.
   db.exec(`CREATE TEMP TABLE webhook_endpoints (team_id INTEGER, enabled INTEGER, event_types TEXT);
-    CREATE TEMP TABLE webhook_events (id TEXT, team_id INTEGER, type TEXT, lead_seq INTEGER, created_at INTEGER)`);
+    CREATE TEMP TABLE webhook_events (id TEXT, team_id INTEGER, type TEXT, lead_seq INTEGER, created_at INTEGER,
+      data TEXT)`);
+  // It also writes each lead's feed position and reads a replaced lead's version (migration 10):
+  // columns and a clock lent for the import and taken back after, so the file is version 3's.
+  const LENT = [
+    'pos INTEGER',
+    'version INTEGER NOT NULL DEFAULT 1',
+    'merged_into TEXT',
+    'changed_via TEXT',
+    'changed_at INTEGER',
+  ];
+  for (const column of LENT) db.exec(`ALTER TABLE leads ADD COLUMN ${column}`);
+  db.exec(
+    'CREATE TEMP TABLE feed_clock (id INTEGER PRIMARY KEY, pos INTEGER NOT NULL); INSERT INTO temp.feed_clock VALUES (1, 0)',
+  );
   // importRecords only asks the store for an import transaction; give it the writer on this file.
   const old = {
     importAtomically: async <T>(work: (w: ImportWriter) => Promise<T>): Promise<T> => {
@@ -120,6 +134,7 @@ async function storeAtVersion3(path: string): Promise<void> {
   } as unknown as Store;
   await load(old, records());
   await load(old, REPLACEMENTS);
+  for (const column of LENT) db.exec(`ALTER TABLE leads DROP COLUMN ${column.split(' ')[0]}`);
   const row = db.prepare('SELECT full_name FROM lead_text WHERE full_name IS NOT NULL LIMIT 1').get();
   assert.ok(row !== undefined, 'the version-3 index holds its own copy of the text');
   db.close();

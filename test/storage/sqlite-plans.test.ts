@@ -59,7 +59,7 @@ const V2_QUERIES = {
  */
 /** leads' statistics as ANALYZE wrote them on a 10M-lead store (bench/grow.ts, 10,000 leads a member). */
 const TEN_MILLION: Record<string, string> = {
-  leads_team_seq: '10000000 10000000 1',
+  leads_team_pos: '10000000 10000000 1',
   leads_team_epoch: '10000000 10000000 1 1',
   leads_member_epoch: '10000000 10000000 10000 1 1',
   leads_identity: '10000000 10000000 10000 10 1',
@@ -87,9 +87,9 @@ for (const stats of [
       db = new Database(made.path);
       db.prepare(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100000)
         INSERT INTO leads (seq, team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared,
-          fields, uuid, created_at)
+          fields, uuid, created_at, pos)
         SELECT i, 1, 1 + (i * 7919) % 1000, 'l' || i, 1700000000000 + ((i * 104729) % 100000) * 1000, 't', 'p',
-          'connection', 0, '{}', lower(hex(randomblob(16))), 0 FROM n`).run();
+          'connection', 0, '{}', lower(hex(randomblob(16))), 0, i FROM n`).run();
       db.exec('ANALYZE');
       if (stats !== "100,000 leads with a 10M-lead store's statistics") return;
       // With these, SQLite once built a Bloom filter over `members` on every getLastLead (32 µs
@@ -115,10 +115,10 @@ for (const stats of [
       });
     }
 
-    test('the change feed walks leads_team_seq, a lead by v2 id is one seek', () => {
+    test('the change feed walks leads_team_pos, a lead by v2 id is one seek', () => {
       for (const sql of [V2_QUERIES.changesTeam, V2_QUERIES.changesMember])
         assert.ok(
-          plan(sql).some((d) => /SEARCH l USING INDEX leads_team_seq \(team_id=\? AND seq>\?\)/.test(d)),
+          plan(sql).some((d) => /SEARCH l USING INDEX leads_team_pos \(team_id=\? AND pos>\?\)/.test(d)),
         );
       assert.ok(plan(V2_QUERIES.byUuid).some((d) => /SEARCH l USING INDEX \w+ \(uuid=\?\)/.test(d)));
     });
@@ -150,7 +150,8 @@ for (const stats of [
       );
       assert.ok(
         steps.some((d) =>
-          /SEARCH l2 USING COVERING INDEX leads_member_epoch \(team_id=\? AND member_id=\?\)/.test(d),
+          // Not covering since migration 10: each member's newest lead is read to skip a merged one.
+          /SEARCH l2 USING (COVERING )?INDEX leads_member_epoch \(team_id=\? AND member_id=\?\)/.test(d),
         ),
       );
     });

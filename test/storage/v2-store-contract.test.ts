@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import type { Lead } from '../../src/leads/lead.js';
+import type { Lead, StoredLead } from '../../src/leads/lead.js';
 import type {
   IdempotencyClaim,
   LeadFilter,
@@ -337,7 +337,9 @@ for (const engine of enginesUnderTest()) {
     test('create: stored at once, visible to every read; no v1 id → a random one', async () => {
       const result = await store.leads.create(created(8, 81, 500, 'Nina Created'), null);
       assert.equal(result.kind, 'created');
-      const lead = (result as { lead: Lead }).lead;
+      const stored = (result as { lead: StoredLead }).lead;
+      assert.deepEqual([stored.version, stored.mergedInto, stored.changedVia], [1, null, null]);
+      const { version: _v, mergedInto: _m, changedVia: _c, ...lead } = stored;
       assert.match(lead.id, /^[1-9][0-9]{15}$/);
       assert.notEqual(lead.id, String(lead.seq));
       assert.match(lead.uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
@@ -351,9 +353,9 @@ for (const engine of enginesUnderTest()) {
       assert.deepEqual(range, [lead]);
       const named = filter({ teamId: 8 }, { text: [fuzzy(['firstName'], 'nina')] });
       assert.deepEqual(await store.leads.search(named, 'DESC', null, 10), [lead]);
-      assert.deepEqual(await store.leads.byUuid({ teamId: 8 }, lead.uuid), lead);
+      assert.deepEqual(await store.leads.byUuid({ teamId: 8 }, lead.uuid), stored);
       await eventually(async () =>
-        assert.deepEqual((await store.leads.changes({ teamId: 8 }, null, 100)).leads.at(-1), lead),
+        assert.deepEqual((await store.leads.changes({ teamId: 8 }, null, 100)).leads.at(-1), stored),
       );
       const withId = await store.leads.create(created(8, 81, 600, 'Ivo Given', 'crm-7'), null);
       assert.equal(withId.kind === 'created' && withId.lead.id, 'crm-7');

@@ -35,8 +35,15 @@ export interface LeadlineOptions {
 }
 
 /** A page of the change feed, and the cursor to persist once its leads are handled. */
+/** A merged lead's entry in the change feed: delete `leadId` from a mirror (docs/v2.md). */
+export interface MergedEntry {
+  leadId: string;
+  mergedInto: string;
+}
+
 export interface ChangesPage {
-  leads: Lead[];
+  /** The leads as they are now, in the order of their last change; a merged lead as a `MergedEntry`. */
+  leads: (Lead | MergedEntry)[];
   cursor: string;
 }
 

@@ -3683,7 +3683,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Leads in storage order. */
+            /** @description Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3695,7 +3695,15 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            leads: components["schemas"]["V2Lead"][];
+                            leads: (components["schemas"]["V2Lead"] | {
+                                /** Format: uuid */
+                                leadId: string;
+                                /**
+                                 * Format: uuid
+                                 * @description The lead it was merged into.
+                                 */
+                                mergedInto: string;
+                            })[];
                             nextCursor: string | null;
                             pollCursor: string;
                         };
@@ -3781,7 +3789,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Leads in storage order. */
+            /** @description Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3956,6 +3964,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `lead-merged`: The lead was merged into another; `mergedInto` names the lead it lives on in. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /**
              * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
              *
@@ -4035,6 +4053,14 @@ export interface operations {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     /** @description The methods this path answers: GET, HEAD. */
                     Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `lead-merged`: The lead was merged into another; `mergedInto` names the lead it lives on in. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
                     [name: string]: unknown;
                 };
                 content?: never;

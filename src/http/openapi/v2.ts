@@ -44,7 +44,18 @@ export const V2_LEAD_EXAMPLE = {
   },
 };
 
-const page = (extra: Json = {}): Json => ({
+/** A merged lead's entry in the change feed (docs/v2.md "Lead changes"): a follower deletes it. */
+const MERGED_ENTRY: Json = {
+  type: 'object',
+  required: ['leadId', 'mergedInto'],
+  additionalProperties: false,
+  properties: {
+    leadId: { type: 'string', format: 'uuid' },
+    mergedInto: { type: 'string', format: 'uuid', description: 'The lead it was merged into.' },
+  },
+};
+
+const page = (extra: Json = {}, item: Json = ref('V2Lead')): Json => ({
   type: 'object',
   required: ['data'],
   properties: {
@@ -52,7 +63,7 @@ const page = (extra: Json = {}): Json => ({
       type: 'object',
       required: ['leads', 'nextCursor', ...Object.keys(extra)],
       properties: {
-        leads: { type: 'array', items: ref('V2Lead') },
+        leads: { type: 'array', items: item },
         nextCursor: { type: ['string', 'null'] },
         ...extra,
       },
@@ -112,9 +123,9 @@ export function v2Operations(): Json[] {
       ],
       responses: {
         '200': {
-          description: 'Leads in storage order.',
+          description: 'Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`.',
           headers: OK_HEADERS,
-          content: json(page({ pollCursor: { type: 'string' } })),
+          content: json(page({ pollCursor: { type: 'string' } }, { oneOf: [ref('V2Lead'), MERGED_ENTRY] })),
         },
         ...keyedProblems(['invalid-parameters', ...COMMON]),
       },
@@ -129,7 +140,7 @@ export function v2Operations(): Json[] {
           headers: OK_HEADERS,
           content: json(one, { data: V2_LEAD_EXAMPLE }),
         },
-        ...keyedProblems(['not-found', ...COMMON]),
+        ...keyedProblems(['not-found', 'lead-merged', ...COMMON]),
       },
     }),
     op('getMe', 'The key, its member, team, role and scopes', {

@@ -1,5 +1,5 @@
 import { visibleScope } from '../../directory/access.js';
-import { leadToV2 } from '../../leads/v2-wire.js';
+import { feedEntryToV2 } from '../../leads/v2-wire.js';
 import { invalidParams } from '../../shared/errors.js';
 import type { V2Handler } from './handler.js';
 import { DEFAULT_LIMIT } from './search-leads.js';
@@ -25,7 +25,7 @@ export const leadChanges: V2Handler = async ({ caller, store, cursors }, request
   const next = codec.encode('changes', caller.teamId, print, page.next);
   // A full page may have more behind it: go on at once. A short page means caught up.
   const full = page.leads.length === limit;
-  return { data: { leads: page.leads.map(leadToV2), nextCursor: full ? next : null, pollCursor: next } };
+  return { data: { leads: page.leads.map(feedEntryToV2), nextCursor: full ? next : null, pollCursor: next } };
 };
 
 function single(value: unknown, name: string): string | undefined {

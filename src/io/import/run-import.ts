@@ -32,6 +32,8 @@ export interface ImportSummary {
   leads: number;
   /** Leads not in the store before; the others replaced a lead with the same identity. */
   newLeads: number;
+  /** Stored leads whose values this import changed (announced as `lead.updated`). */
+  changed: number;
 }
 
 /**
@@ -105,7 +107,7 @@ type PreparedMember = Extract<PreparedRecord, { type: 'member' }>;
  * order, written through the store's import writer — a lead once its collector is known.
  */
 class Importer {
-  readonly summary: ImportSummary = { teams: 0, members: 0, subteams: 0, leads: 0, newLeads: 0 };
+  readonly summary: ImportSummary = { teams: 0, members: 0, subteams: 0, leads: 0, newLeads: 0, changed: 0 };
   private ordinal = 0;
   /** Once a lead has to wait for its member, every later lead waits too: storage order is file order. */
   private staging = false;
@@ -262,7 +264,9 @@ class Importer {
       }
       await this.flush();
     }
-    this.summary.newLeads = await this.writer.finishLeads();
+    const written = await this.writer.finishLeads();
+    this.summary.newLeads = written.created;
+    this.summary.changed = written.changed;
   }
 }
 

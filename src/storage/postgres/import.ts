@@ -3,15 +3,20 @@
 // statements beside it.
 import type { TransactionSql } from 'postgres';
 import type { Member, Subteam, Team } from '../../directory/directory.js';
-import type { ImportWriter, StagedRecord } from '../../import/import.port.js';
+import type { ImportedLeads, ImportWriter, StagedRecord } from '../../import/import.port.js';
 import type { Collector, NewLead } from '../../leads/leads.port.js';
 import { foldedText } from '../../leads/text.js';
 import { uuid7 } from '../../shared/uuid7.js';
-import { wantsLeadCreated } from '../endpoint-rows.js';
+import { wantsEvent } from '../endpoint-rows.js';
 import { type PgMemberRow, pgToMember } from './directory.js';
 import { searchText, textColumns } from './text.js';
 
 const STAGE_BATCH = 1000;
+
+/** A stored lead's values (`l`) as a change's JSON (LeadValues, endpoint-rows.ts eventData). */
+const VALUES_JSON = `json_build_object('time', l.time, 'userPid', l.user_pid, 'kind', l.kind,
+  'locationShared', l.location_shared, 'lat', l.lat, 'long', l.long, 'fields', l.fields, 'source', l.source,
+  'firstName', l.first_name, 'lastName', l.last_name)`;
 
 /** Between a batch column's values, and standing for SQL NULL (`column`): control characters. */
 const BETWEEN = '\x1f';
@@ -70,6 +75,7 @@ export class PostgresImportWriter implements ImportWriter {
   readonly storesPaddedWords = false;
   private readonly now = Date.now();
   private newLeads = 0;
+  private changed = 0;
   /** The batch the server may still be writing. */
   private inFlight: Promise<void> | null = null;
 
@@ -193,40 +199,70 @@ export class PostgresImportWriter implements ImportWriter {
     // One statement per batch, its columns as arrays. Not COPY: postgres.js 3.4 never settles a
     // COPY the server refuses (its stream is dropped before the error arrives), so a bad batch or
     // a lost connection would hang the import instead of failing it.
-    const written = this.tx<{ n: number }[]>`WITH ins AS (
-        INSERT INTO leads (team_id, seq, member_id, lead_id, epoch, time, user_pid, kind, location_shared,
-          lat, long, fields, uuid, created_at, source, has_email, first_name, last_name, text_fields, search)
-        SELECT team_id, nextval('leads_seq'), member_id, lead_id, epoch, time, user_pid, kind, location_shared,
-          lat, long, fields, uuid, ${this.now}, source, has_email, first_name, last_name,
-          ARRAY[f1, f2, f3, f4, f5, f6, f7], search
-        FROM (SELECT * FROM unnest(${c('bigint', (l) => l.teamId)}, ${c('bigint', (l) => l.memberId)},
+    // One statement per batch, its columns as arrays. Not COPY: postgres.js 3.4 never settles a
+    // COPY the server refuses (its stream is dropped before the error arrives), so a bad batch or
+    // a lost connection would hang the import instead of failing it.
+    // `old`: the stored leads with a batch lead's identity, as they were before the statement
+    // (every part of one statement reads the same snapshot), for the events of those it changes.
+    const written = this.tx<{ created: number; changed: number }[]>`WITH u AS (
+        SELECT * FROM unnest(${c('bigint', (l) => l.teamId)}, ${c('bigint', (l) => l.memberId)},
             ${c('text', (l) => l.id)}, ${c('bigint', (l) => l.epoch)}, ${c('text', (l) => l.time)},
             ${c('text', (l) => l.userPid)}, ${c('text', (l) => l.kind)}, ${c('boolean', (l) => l.locationShared)},
             ${c('text', (l) => l.lat)}, ${c('text', (l) => l.long)}, ${c('text', (l) => l.fields)},
             ${uuids}, ${c('text', (l) => l.source)}, ${c('boolean', (l) => l.hasEmail)},
             ${c('text', (l) => l.firstName)}, ${c('text', (l) => l.lastName)}, ${f1!}, ${f2!}, ${f3!}, ${f4!},
-            ${f5!}, ${f6!}, ${f7!}, ${column(this.tx, 'text', texts.map(searchText))})
+            ${f5!}, ${f6!}, ${f7!}, ${column(this.tx, 'text', texts.map(searchText))}, ${column(this.tx, 'uuid', eventIds)})
           WITH ORDINALITY AS u(team_id, member_id, lead_id, epoch, time, user_pid, kind, location_shared, lat,
-            long, fields, uuid, source, has_email, first_name, last_name, f1, f2, f3, f4, f5, f6, f7, search, ord)
-          ORDER BY ord) o
-        -- txid is left alone: a replaced lead keeps its place in the change feed too.
+            long, fields, uuid, source, has_email, first_name, last_name, f1, f2, f3, f4, f5, f6, f7, search,
+            event_id, ord)
+      ), old AS (
+        SELECT l.seq, l.team_id, l.txid, ${this.tx.unsafe(VALUES_JSON)} AS before FROM leads l
+        JOIN u ON l.team_id = u.team_id AND l.member_id = u.member_id AND l.lead_id = u.lead_id AND l.epoch = u.epoch
+      ), ins AS (
+        INSERT INTO leads (team_id, seq, member_id, lead_id, epoch, time, user_pid, kind, location_shared,
+          lat, long, fields, uuid, created_at, source, has_email, first_name, last_name, text_fields, search)
+        SELECT team_id, nextval('leads_seq'), member_id, lead_id, epoch, time, user_pid, kind, location_shared,
+          lat, long, fields, uuid, ${this.now}, source, has_email, first_name, last_name,
+          ARRAY[f1, f2, f3, f4, f5, f6, f7], search
+        FROM u ORDER BY ord
+        -- A stored lead whose values differ is changed: its values, its place in the feed (this
+        -- transaction's txid), its version. Already written by this import (its txid is this
+        -- transaction's): its last values win, its version stays. Merged or the same: left alone.
         ON CONFLICT (team_id, member_id, lead_id, epoch) DO UPDATE SET time = EXCLUDED.time,
           user_pid = EXCLUDED.user_pid, kind = EXCLUDED.kind, location_shared = EXCLUDED.location_shared,
           lat = EXCLUDED.lat, long = EXCLUDED.long, fields = EXCLUDED.fields, source = EXCLUDED.source,
           has_email = EXCLUDED.has_email, first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name,
-          text_fields = EXCLUDED.text_fields, search = EXCLUDED.search
-        RETURNING (xmax = 0) AS inserted, team_id, seq, uuid
-      ), events AS (
+          text_fields = EXCLUDED.text_fields, search = EXCLUDED.search,
+          version = leads.version + CASE WHEN leads.txid = EXCLUDED.txid THEN 0 ELSE 1 END,
+          changed_via = CASE WHEN leads.txid = EXCLUDED.txid THEN leads.changed_via ELSE 'import' END,
+          changed_at = CASE WHEN leads.txid = EXCLUDED.txid THEN leads.changed_at ELSE ${this.now} END,
+          txid = EXCLUDED.txid
+        WHERE leads.merged_into IS NULL AND (leads.time, leads.user_pid, leads.kind, leads.location_shared,
+            leads.lat, leads.long, leads.fields, leads.source, leads.first_name, leads.last_name)
+          IS DISTINCT FROM (EXCLUDED.time, EXCLUDED.user_pid, EXCLUDED.kind, EXCLUDED.location_shared,
+            EXCLUDED.lat, EXCLUDED.long, EXCLUDED.fields, EXCLUDED.source, EXCLUDED.first_name, EXCLUDED.last_name)
+        RETURNING (xmax = 0) AS inserted, team_id, seq, uuid, txid, ${this.tx.unsafe(VALUES_JSON.replaceAll('l.', 'leads.'))} AS after
+      ), changed AS (
+        SELECT ins.team_id, ins.seq, o.before, ins.after FROM ins JOIN old o ON o.team_id = ins.team_id AND o.seq = ins.seq
+        WHERE NOT ins.inserted AND o.txid <> ins.txid
+      ), created_events AS (
         -- A new lead's lead.created event, in this transaction, when its team takes events.
         INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
-        SELECT e.id, ins.team_id, 'lead.created', ins.seq, ${this.now}
-        FROM ins JOIN unnest(${uuids}, ${column(this.tx, 'uuid', eventIds)})
-          AS e(lead_uuid, id) ON e.lead_uuid = ins.uuid
-        WHERE ins.inserted AND ${this.tx.unsafe(wantsLeadCreated('ins.team_id'))}
+        SELECT u.event_id, ins.team_id, 'lead.created', ins.seq, ${this.now}
+        FROM ins JOIN u ON u.uuid = ins.uuid
+        WHERE ins.inserted AND ${this.tx.unsafe(wantsEvent('ins.team_id', 'lead.created'))}
         ORDER BY ins.seq
+      ), changed_events AS (
+        INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at, data)
+        SELECT gen_random_uuid(), team_id, 'lead.updated', seq, ${this.now},
+          json_build_object('source', 'import', 'before', before, 'after', after)::text
+        FROM changed WHERE ${this.tx.unsafe(wantsEvent('changed.team_id', 'lead.updated'))}
+        ORDER BY seq
       )
-      SELECT (count(*) FILTER (WHERE inserted))::int AS n FROM ins`.then(([row]) => {
-      this.newLeads += row?.n ?? 0;
+      SELECT (count(*) FILTER (WHERE inserted))::int AS created,
+        (SELECT count(*) FROM changed)::int AS changed FROM ins`.then(([row]) => {
+      this.newLeads += row?.created ?? 0;
+      this.changed += row?.changed ?? 0;
     });
     // Handled here so a batch failing after the import already failed for another reason is no
     // unhandled rejection; awaited below or in finishLeads, where its error fails the import.
@@ -236,10 +272,10 @@ export class PostgresImportWriter implements ImportWriter {
     await previous;
   }
 
-  async finishLeads(): Promise<number> {
+  async finishLeads(): Promise<ImportedLeads> {
     await this.inFlight;
     this.inFlight = null;
-    return this.newLeads;
+    return { created: this.newLeads, changed: this.changed };
   }
 
   async stage(r: StagedRecord): Promise<void> {

@@ -3,25 +3,38 @@
 // its own file (search.ts).
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type { Sql, TransactionSql } from 'postgres';
-import type { Lead } from '../../leads/lead.js';
+import type { Lead, StoredLead } from '../../leads/lead.js';
 import type {
   ChangesPage,
   CreateResult,
   EpochRange,
   IdempotencyClaim,
   LeadFilter,
+  LeadMerge,
   LeadScope,
   LeadStore,
+  LeadUpdate,
   NewLead,
   RangeScope,
   SearchPosition,
   SubteamLast,
+  WriteResult,
 } from '../../leads/leads.port.js';
 import { foldedText } from '../../leads/text.js';
 import { uuid7 } from '../../shared/uuid7.js';
 import { wantsLeadCreated } from '../endpoint-rows.js';
 import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
-import { LEAD_COLUMNS, type LeadRow, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
+import {
+  LEAD_COLUMNS,
+  type LeadRow,
+  NO_END,
+  STORED_COLUMNS,
+  type StoredRow,
+  SUBTEAM_WINDOW,
+  toLead,
+  toStoredLead,
+} from '../rows.js';
+import { PostgresLeadChanges } from './changes.js';
 import { PG_SUBTEAM_ACCESS } from './directory.js';
 import {
   byUuidQuery,
@@ -30,6 +43,7 @@ import {
   formatFeedPosition,
   parseFeedPosition,
   type Query,
+  scanQuery,
   searchQuery,
 } from './search.js';
 import { searchText } from './text.js';
@@ -51,13 +65,13 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const SUBTEAM_LEAD = `(SELECT ${LEAD_COLUMNS} FROM (SELECT * FROM leads
       WHERE team_id = $1 ORDER BY epoch DESC, seq DESC LIMIT ${SUBTEAM_WINDOW}) l
     JOIN members m ON m.id = l.member_id
-    WHERE EXISTS (SELECT 1 FROM subteam_members sm WHERE sm.team_id = $1 AND sm.subteam_id = $2
+    WHERE l.merged_into IS NULL AND EXISTS (SELECT 1 FROM subteam_members sm WHERE sm.team_id = $1 AND sm.subteam_id = $2
       AND sm.member_id = l.member_id AND sm.is_member)
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1)
   UNION ALL
   (SELECT ${LEAD_COLUMNS} FROM subteam_members sm
     CROSS JOIN LATERAL (SELECT * FROM leads l2 WHERE l2.team_id = sm.team_id AND l2.member_id = sm.member_id
-      ORDER BY l2.epoch DESC, l2.seq DESC LIMIT 1) l
+      AND l2.merged_into IS NULL ORDER BY l2.epoch DESC, l2.seq DESC LIMIT 1) l
     JOIN members m ON m.id = l.member_id
     WHERE sm.team_id = $1 AND sm.subteam_id = $2 AND sm.is_member
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1)
@@ -66,28 +80,34 @@ const SUBTEAM_LEAD = `(SELECT ${LEAD_COLUMNS} FROM (SELECT * FROM leads
 /** The read queries; the same shapes as on SQLite, every one an index walk leading with team_id. */
 export const PG_LEAD_QUERIES = {
   lastOfMember: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
-    WHERE l.team_id = $1 AND l.member_id = $2 ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+    WHERE l.team_id = $1 AND l.member_id = $2 AND l.merged_into IS NULL ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   lastOfTeam: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
-    WHERE l.team_id = $1 ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+    WHERE l.team_id = $1 AND l.merged_into IS NULL ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   // v1 getLastLeadSubTeam in one round trip: whether subteam $2 is team $1's and member $3
   // administers it (PG_SUBTEAM_ACCESS; no row: not the team's), its last lead beside (SUBTEAM_LEAD).
   lastOfSubteam: `SELECT a.is_admin, l.* FROM (${PG_SUBTEAM_ACCESS}) a
     LEFT JOIN LATERAL (${SUBTEAM_LEAD}) l ON true`,
   memberRange: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
     WHERE l.team_id = $1 AND l.member_id = $2 AND (l.epoch, l.seq) > ($3, $4) AND l.epoch < $5
+      AND l.merged_into IS NULL
     ORDER BY l.epoch, l.seq LIMIT $6`,
   teamRange: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
     WHERE l.team_id = $1 AND (l.epoch, l.seq) > ($2, $3) AND l.epoch < $4
+      AND l.merged_into IS NULL
     ORDER BY l.epoch, l.seq LIMIT $5`,
 };
 
 export class PostgresLeadStore implements LeadStore {
   /** `sql` is the primary (writes); `reads` names the pool for each read: the primary, or a replica fresh enough. */
+  private readonly changes_: PostgresLeadChanges;
+
   constructor(
     private readonly sql: Sql,
     private readonly reads: () => Sql,
     private readonly trigram: TrigramSchema,
-  ) {}
+  ) {
+    this.changes_ = new PostgresLeadChanges(sql);
+  }
 
   private async one(query: string, params: number[]): Promise<Lead | null> {
     const rows = (await this.reads()
@@ -171,25 +191,45 @@ export class PostgresLeadStore implements LeadStore {
     return (await rowsOf(this.reads(), query)).map(toLead);
   }
 
-  async byUuid(scope: LeadScope, uuid: string): Promise<Lead | null> {
+  async byUuid(scope: LeadScope, uuid: string, fromPrimary = false): Promise<StoredLead | null> {
     const query = byUuidQuery(scope, uuid);
     if (query === null) return null;
-    const reads = this.reads();
-    let [row] = await rowsOf(reads, query);
+    const reads = fromPrimary ? this.sql : this.reads();
+    let [row] = await rowsOf<StoredRow>(reads, query);
     // A replica may not have replayed a lead created a moment ago: the id came from somewhere,
     // so ask the primary before answering 404 (read-your-writes for get-by-id).
-    if (row === undefined && reads !== this.sql) [row] = await rowsOf(this.sql, query);
-    return row === undefined ? null : toLead(row);
+    if (row === undefined && reads !== this.sql) [row] = await rowsOf<StoredRow>(this.sql, query);
+    return row === undefined ? null : toStoredLead(row);
   }
 
   async changes(scope: LeadScope, after: string | null, limit: number): Promise<ChangesPage> {
     const from = after === null ? FEED_START : parseFeedPosition(after);
-    const rows = await rowsOf<[...LeadRow, number]>(this.reads(), changesQuery(scope, from, limit));
+    const rows = await rowsOf<[...StoredRow, number]>(this.reads(), changesQuery(scope, from, limit));
     const last = rows[rows.length - 1];
     return {
-      leads: rows.map((r) => toLead(r.slice(0, -1) as unknown as LeadRow)),
-      next: formatFeedPosition(last === undefined ? from : { txid: last[17], seq: last[0] }),
+      leads: rows.map((r) => toStoredLead(r.slice(0, -1) as unknown as StoredRow)),
+      next: formatFeedPosition(last === undefined ? from : { txid: last[20], seq: last[0] }),
     };
+  }
+
+  update(change: LeadUpdate): Promise<WriteResult> {
+    return this.changes_.update(change);
+  }
+
+  merge(merge: LeadMerge): Promise<WriteResult> {
+    return this.changes_.merge(merge);
+  }
+
+  async *scan(scope: LeadScope, batchSize: number): AsyncIterable<StoredLead[]> {
+    for (let after = 0; ; ) {
+      const batch = (await rowsOf<StoredRow>(this.reads(), scanQuery(scope, after, batchSize))).map(
+        toStoredLead,
+      );
+      if (batch.length === 0) return;
+      yield batch;
+      if (batch.length < batchSize) return;
+      after = batch[batch.length - 1]!.seq;
+    }
   }
 
   /** One transaction on the primary: the claim, the lead, its webhook event and reading it back. */
@@ -202,9 +242,9 @@ export class PostgresLeadStore implements LeadStore {
         const earlier = await claimOrEarlier(tx, claim, uuid);
         if (earlier !== null) {
           if (earlier.bodyHash !== claim.bodyHash) return { kind: 'conflict' };
-          const [row] = await rowsOf(tx, byUuidQuery({ teamId: lead.teamId }, earlier.leadUuid)!);
+          const [row] = await rowsOf<StoredRow>(tx, byUuidQuery({ teamId: lead.teamId }, earlier.leadUuid)!);
           if (row === undefined) throw new Error(`idempotency key ${claim.key}: its lead is gone`);
-          return { kind: 'replayed', lead: toLead(row) };
+          return { kind: 'replayed', lead: toStoredLead(row) };
         }
       }
       const [next] = await tx<{ seq: number }[]>`SELECT nextval('leads_seq') AS seq`;
@@ -222,12 +262,12 @@ export class PostgresLeadStore implements LeadStore {
       INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
         SELECT ${uuid7(now)}, team_id, 'lead.created', seq, ${now} FROM ins
         WHERE ${tx.unsafe(wantsLeadCreated('ins.team_id'))}`;
-      const [row] = await rowsOf(tx, {
-        text: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+      const [row] = await rowsOf<StoredRow>(tx, {
+        text: `SELECT ${STORED_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
           WHERE l.team_id = $1 AND l.seq = $2`,
         params: [lead.teamId, seq],
       });
-      return { kind: 'created', lead: toLead(row!) };
+      return { kind: 'created', lead: toStoredLead(row!) };
     })) as CreateResult;
   }
 }

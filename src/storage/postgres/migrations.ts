@@ -326,6 +326,25 @@ const MIGRATIONS: Migration[] = [
         ADD COLUMN created_by_member bigint, ADD COLUMN created_by_key bigint;
     `,
   },
+  {
+    version: 10,
+    name: 'lead-changes',
+    // As SQLite's migration 10 (leads that change, issue 39), but the feed's place is already
+    // (txid, seq): a change sets txid to its own transaction's, which moves the lead to the end
+    // of the feed once that transaction has ended (leads_team_feed serves it as before).
+    // Constant defaults: no table rewrite. ANALYZE (a sample, seconds on a large table): until the
+    // new columns have statistics the planner guesses `merged_into IS NULL` rare, which can turn
+    // v1's ordered index walks into sorts (bench/RESULTS.md, "Leads that change").
+    sql: `
+      ALTER TABLE leads ADD COLUMN version integer NOT NULL DEFAULT 1,
+        ADD COLUMN merged_into uuid,
+        ADD COLUMN changed_via text CHECK (changed_via IN ('api', 'import', 'console', 'cli')),
+        ADD COLUMN changed_at bigint;
+      ALTER TABLE webhook_endpoints ADD COLUMN include_previous boolean NOT NULL DEFAULT false;
+      ALTER TABLE webhook_events ADD COLUMN data text;
+      ANALYZE leads;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

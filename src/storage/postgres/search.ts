@@ -1,6 +1,6 @@
 import type { LeadFilter, LeadScope, SearchPosition, TextClause } from '../../leads/leads.port.js';
 import { FUZZY_THRESHOLD } from '../../leads/text.js';
-import { LEAD_COLUMNS } from '../rows.js';
+import { LEAD_COLUMNS, STORED_COLUMNS } from '../rows.js';
 import { textFieldIndex } from './text.js';
 
 /**
@@ -70,7 +70,7 @@ export function searchQuery(
   trgm: string,
 ): Query {
   const p = new Params();
-  const where = [scopeCondition(filter.scope, p)];
+  const where = [scopeCondition(filter.scope, p), 'l.merged_into IS NULL'];
   if (filter.start !== null) where.push(`l.epoch >= ${p.add(filter.start)}`);
   if (filter.end !== null) where.push(`l.epoch < ${p.add(filter.end)}`);
   if (filter.sources !== null) where.push(`l.source = ANY(${p.add(filter.sources)}::text[])`);
@@ -93,7 +93,7 @@ export function byUuidQuery(scope: LeadScope, uuid: string): Query | null {
   const p = new Params();
   const scoped = scopeCondition(scope, p);
   return {
-    text: `SELECT ${LEAD_COLUMNS} ${FROM} WHERE ${scoped} AND l.uuid = ${p.add(uuid)}::uuid`,
+    text: `SELECT ${STORED_COLUMNS} ${FROM} WHERE ${scoped} AND l.uuid = ${p.add(uuid)}::uuid`,
     params: p.values,
   };
 }
@@ -120,14 +120,24 @@ export function parseFeedPosition(text: string): FeedPosition {
  * Leads in (txid, seq) order, only those of transactions older than every one still running:
  * seq is drawn before commit, so a lead can commit after leads with a higher seq (and txid); up
  * to the snapshot's xmin every transaction has ended, so nothing can still appear behind `next`.
- * The row's txid comes last, after the LEAD_COLUMNS.
+ * The row's txid comes last, after the STORED_COLUMNS. A change sets a lead's txid to its own
+ * transaction's (changes.ts): the lead moves to the end, once that transaction has ended.
  */
 export function changesQuery(scope: LeadScope, after: FeedPosition, limit: number): Query {
   const p = new Params();
   const scoped = scopeCondition(scope, p);
-  const text = `SELECT ${LEAD_COLUMNS}, l.txid ${FROM} WHERE ${scoped}
+  const text = `SELECT ${STORED_COLUMNS}, l.txid ${FROM} WHERE ${scoped}
       AND (l.txid, l.seq) > (${p.add(after.txid)}, ${p.add(after.seq)})
       AND l.txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint
     ORDER BY l.txid, l.seq LIMIT ${p.add(limit)}`;
+  return { text, params: p.values };
+}
+
+/** The scope's unmerged leads in storage order after `afterSeq` (the duplicates finder's walk). */
+export function scanQuery(scope: LeadScope, afterSeq: number, limit: number): Query {
+  const p = new Params();
+  const scoped = scopeCondition(scope, p);
+  const text = `SELECT ${STORED_COLUMNS} ${FROM} WHERE ${scoped} AND l.merged_into IS NULL
+      AND l.seq > ${p.add(afterSeq)} ORDER BY l.seq LIMIT ${p.add(limit)}`;
   return { text, params: p.values };
 }

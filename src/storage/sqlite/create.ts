@@ -1,9 +1,10 @@
 import type Database from 'better-sqlite3';
-import type { Lead } from '../../leads/lead.js';
+import type { StoredLead } from '../../leads/lead.js';
 import type { CreateResult, IdempotencyClaim, NewLead } from '../../leads/leads.port.js';
 import { uuid7 } from '../../shared/uuid7.js';
 import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
-import { LEAD_COLUMNS, type LeadRow, toLead } from '../rows.js';
+import { STORED_COLUMNS, type StoredRow, toStoredLead } from '../rows.js';
+import { FeedClock } from './changes.js';
 import { INSERT_LEAD_TEXT, LEAD_INSERT, leadTextValues, leadValues } from './lead-writes.js';
 import { INSERT_LEAD_CREATED } from './webhooks.js';
 
@@ -17,8 +18,10 @@ export const CLAIM_TTL_MS = 24 * 60 * 60 * 1000;
 export class SqliteLeadCreator {
   private readonly stmts;
   private readonly transaction;
+  private readonly clock: FeedClock;
 
   constructor(db: Database.Database) {
+    this.clock = new FeedClock(db);
     this.stmts = {
       claim: db.prepare(
         'SELECT body_hash, lead_uuid, created_at FROM idempotency_keys WHERE key_id = ? AND key = ?',
@@ -32,7 +35,7 @@ export class SqliteLeadCreator {
       insertText: db.prepare(INSERT_LEAD_TEXT),
       insertEvent: db.prepare(INSERT_LEAD_CREATED),
       byUuid: db
-        .prepare(`SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+        .prepare(`SELECT ${STORED_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
         WHERE l.uuid = ?`)
         .raw(true),
     };
@@ -61,7 +64,9 @@ export class SqliteLeadCreator {
     }
     const uuid = uuid7(now);
     const id = lead.id ?? this.freeId(lead);
-    const { seq } = this.stmts.insert.get(leadValues(lead, id, uuid, now)) as { seq: number };
+    const { seq } = this.stmts.insert.get(leadValues(lead, id, uuid, now, this.clock.next())) as {
+      seq: number;
+    };
     this.stmts.insertText.run(leadTextValues(seq, lead));
     this.stmts.insertEvent.run(uuid7(now), lead.teamId, seq, now, lead.teamId);
     if (claim !== null) this.stmts.addClaim.run(claim.keyId, claim.key, claim.bodyHash, uuid, now);
@@ -77,8 +82,8 @@ export class SqliteLeadCreator {
     throw leadIdExhausted();
   }
 
-  private byUuid(uuid: string): Lead | null {
-    const row = this.stmts.byUuid.get(uuid) as LeadRow | undefined;
-    return row === undefined ? null : toLead(row);
+  private byUuid(uuid: string): StoredLead | null {
+    const row = this.stmts.byUuid.get(uuid) as StoredRow | undefined;
+    return row === undefined ? null : toStoredLead(row);
   }
 }

@@ -1,8 +1,12 @@
 import type Database from 'better-sqlite3';
 import type { Member, Subteam, Team } from '../../directory/directory.js';
-import type { ImportWriter, StagedRecord } from '../../import/import.port.js';
-import type { Collector, NewLead } from '../../leads/leads.port.js';
+import type { ImportedLeads, ImportWriter, StagedRecord } from '../../import/import.port.js';
+import { sameValues, valuesOf } from '../../leads/lead-change.js';
+import type { Collector, LeadValues, NewLead } from '../../leads/leads.port.js';
 import { uuid7 } from '../../shared/uuid7.js';
+import { eventData, wantsEvent } from '../endpoint-rows.js';
+import { STORED_COLUMNS, type StoredRow, toStoredLead } from '../rows.js';
+import { FeedClock } from './changes.js';
 import { toMember } from './directory.js';
 import {
   DELETE_LEAD_TEXT,
@@ -11,24 +15,33 @@ import {
   leadTextValues,
   leadValues,
 } from './lead-writes.js';
-import { INSERT_EVENT, WANTS_LEAD_CREATED } from './webhooks.js';
+import { INSERT_EVENT } from './webhooks.js';
 
 const STAGE_BATCH = 1000;
 
 /**
  * Writes one import inside the transaction the store opened. A new lead's `seq` is assigned on
- * insert (the highest so far plus one), so storage order is the order leads are handed over.
- * Each new lead of a team with a webhook endpoint gets its `lead.created` event in the same
- * transaction; a replaced lead gets none.
+ * insert (the highest so far plus one), so storage order is the order leads are handed over;
+ * its feed position is drawn from the feed clock (changes.ts). Each new lead of a team with a
+ * webhook endpoint gets its `lead.created` event in the same transaction. A stored lead loaded
+ * with other values is a change (import.port.ts): new values, version and feed position, and
+ * a `lead.updated` event; loaded with the same values, or merged, it is left alone.
  */
 export class SqliteImportWriter implements ImportWriter {
   readonly storesPaddedWords = true;
   private maxSeq: number;
   private newLeads = 0;
+  private changed = 0;
+  /** Stored leads this import changed: a second change in the same import is not another. */
+  private readonly changedNow = new Set<number>();
+  private readonly clock: FeedClock;
   private readonly now = Date.now();
   private readonly stmts;
-  /** Whether a team takes webhook events: its endpoints cannot change while the import holds the write lock. */
-  private readonly eventTeams = new Map<number, boolean>();
+  /**
+   * Whether a team takes webhook events of a type (`team type`): its endpoints cannot change
+   * while the import holds the write lock.
+   */
+  private readonly eventTeams = new Map<string, boolean>();
 
   /** Runs a function in a savepoint of the import's transaction: all of it, or none. */
   private readonly inSavepoint: <T>(work: () => T) => T;
@@ -39,6 +52,7 @@ export class SqliteImportWriter implements ImportWriter {
     db.exec(`CREATE TEMP TABLE IF NOT EXISTS import_staged (
       ordinal INTEGER PRIMARY KEY, source TEXT NOT NULL, text TEXT NOT NULL);
       DELETE FROM temp.import_staged;`);
+    this.clock = new FeedClock(db);
     this.maxSeq = (db.prepare('SELECT coalesce(max(seq), 0) AS s FROM leads').get() as { s: number }).s;
     this.stmts = {
       upsertTeam: db.prepare(`INSERT INTO teams (id, name, time_zone) VALUES (?, ?, ?)
@@ -63,14 +77,23 @@ export class SqliteImportWriter implements ImportWriter {
       // upsert. It skips the row on any violation (changes = 0); the upsert then replaces the
       // stored lead, or fails with the real reason.
       insertLead: db.prepare(LEAD_INSERT.replace(/^INSERT/, 'INSERT OR IGNORE')),
-      upsertLead: db.prepare(`${LEAD_INSERT}
-        ON CONFLICT (team_id, member_id, lead_id, epoch) DO UPDATE SET time = excluded.time,
-          user_pid = excluded.user_pid, kind = excluded.kind, location_shared = excluded.location_shared,
-          lat = excluded.lat, long = excluded.long, fields = excluded.fields, source = excluded.source,
-          has_email = excluded.has_email, first_name = excluded.first_name, last_name = excluded.last_name
-        RETURNING seq`),
+      // The stored lead with the identity of one the insert skipped: changed when its values differ.
+      stored: db
+        .prepare(`SELECT ${STORED_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
+          WHERE l.team_id = ? AND l.member_id = ? AND l.lead_id = ? AND l.epoch = ?`)
+        .raw(true),
+      // A change: a new place and version; a lead already written by this import keeps both.
+      change: db.prepare(`UPDATE leads SET time = ?, user_pid = ?, kind = ?, location_shared = ?, lat = ?,
+          long = ?, fields = ?, source = ?, has_email = ?, first_name = ?, last_name = ?,
+          pos = coalesce(?, pos), version = version + ?,
+          changed_via = CASE WHEN ? THEN 'import' ELSE changed_via END,
+          changed_at = CASE WHEN ? THEN ? ELSE changed_at END
+        WHERE seq = ?`),
+      insertChange: db.prepare(`INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at, data)
+        VALUES (?, ?, 'lead.updated', ?, ?, ?)`),
       insertText: db.prepare(INSERT_LEAD_TEXT),
-      wantsEvents: db.prepare(WANTS_LEAD_CREATED).pluck(),
+      wantsCreated: db.prepare(`SELECT ${wantsEvent('?', 'lead.created')}`).pluck(),
+      wantsUpdated: db.prepare(`SELECT ${wantsEvent('?', 'lead.updated')}`).pluck(),
       insertEvent: db.prepare(INSERT_EVENT),
       deleteText: db.prepare(DELETE_LEAD_TEXT),
       stage: db.prepare('INSERT INTO temp.import_staged (ordinal, source, text) VALUES (?, ?, ?)'),
@@ -147,50 +170,93 @@ export class SqliteImportWriter implements ImportWriter {
     // lead_text inserts the SQL of an import took about twice the CPU (13.5 s against 6.9 s for
     // 100k leads, measured for the P5 work).
     const before = this.maxSeq;
-    const seqs: number[] = new Array(leads.length);
+    const seqs: (number | null)[] = new Array(leads.length);
     let inOrder = true;
+    let pos = this.clock.last();
     for (let i = 0; i < leads.length; i++) {
       const l = leads[i]!;
       if (l.id === null) throw new Error('an imported lead carries its v1 id');
-      const values = leadValues(l, l.id, uuid7(this.now), this.now);
+      const values = leadValues(l, l.id, uuid7(this.now), this.now, pos + 1);
       const inserted = this.stmts.insertLead.run(values);
-      const seq =
-        inserted.changes === 1
-          ? Number(inserted.lastInsertRowid)
-          : (this.stmts.upsertLead.get(values) as { seq: number }).seq;
-      // A replaced lead keeps its old seq; only a new one goes past the highest.
-      if (seq > this.maxSeq) {
+      if (inserted.changes === 1) {
+        const seq = Number(inserted.lastInsertRowid);
+        pos++;
         this.maxSeq = seq;
         this.newLeads++;
-        if (this.takesEvents(l.teamId)) this.stmts.insertEvent.run(uuid7(this.now), l.teamId, seq, this.now);
-      } else inOrder = false;
-      seqs[i] = seq;
+        if (this.takesEvents(l.teamId, 'lead.created'))
+          this.stmts.insertEvent.run(uuid7(this.now), l.teamId, seq, this.now);
+        seqs[i] = seq;
+        continue;
+      }
+      inOrder = false;
+      const stored = this.stmts.stored.get(l.teamId, l.memberId, l.id, l.epoch) as StoredRow | undefined;
+      if (stored === undefined) {
+        this.stmts.insertLead.run(values); // not a conflict of identity: fails with the real reason
+        throw new Error(`lead ${l.id} could not be stored`);
+      }
+      const lead = toStoredLead(stored);
+      const after = newValues(l);
+      seqs[i] = null;
+      if (lead.mergedInto !== null || sameValues(valuesOf(lead), after)) continue;
+      // Stored earlier in this import: its last values win, its first place and event stand.
+      const earlier = lead.seq > before || this.changedNow.has(lead.seq);
+      if (!earlier) {
+        pos++;
+        this.changedNow.add(lead.seq);
+        this.changed++;
+      }
+      this.stmts.change.run(
+        after.time,
+        after.userPid,
+        after.kind,
+        after.locationShared ? 1 : 0,
+        after.lat,
+        after.long,
+        after.fields,
+        after.source,
+        l.hasEmail ? 1 : 0,
+        after.firstName,
+        after.lastName,
+        earlier ? null : pos,
+        earlier ? 0 : 1,
+        earlier ? 0 : 1,
+        earlier ? 0 : 1,
+        this.now,
+        lead.seq,
+      );
+      if (!earlier && this.takesEvents(l.teamId, 'lead.updated')) {
+        const data = eventData({ source: 'import', before: valuesOf(lead), after });
+        this.stmts.insertChange.run(uuid7(this.now), l.teamId, lead.seq, this.now, data);
+      }
+      seqs[i] = lead.seq;
     }
+    this.clock.advance(pos);
     if (inOrder) {
       for (let i = 0; i < leads.length; i++) this.stmts.insertText.run(leadTextValues(seqs[i]!, leads[i]!));
       return;
     }
-    // Some leads replaced stored ones, or one lead came twice: its last values win. Old rows go
+    // Some leads changed stored ones, or one lead came twice: its last values win. Old rows go
     // first, then the new ones, each in rowid order, so FTS5 flushes its pending terms twice
-    // instead of once a replaced lead.
+    // instead of once a changed lead. A lead left as it was (null) keeps its text.
     const last = new Map<number, NewLead>();
-    for (let i = 0; i < leads.length; i++) last.set(seqs[i]!, leads[i]!);
+    for (let i = 0; i < leads.length; i++) if (seqs[i] !== null) last.set(seqs[i]!, leads[i]!);
     const order = [...last.keys()].sort((a, b) => a - b);
-    for (const seq of order) if (seq <= before) this.stmts.deleteText.run(seq);
+    for (const seq of order) if (seq <= before || this.changedNow.has(seq)) this.stmts.deleteText.run(seq);
     for (const seq of order) this.stmts.insertText.run(leadTextValues(seq, last.get(seq)!));
   }
 
-  private takesEvents(teamId: number): boolean {
-    let wants = this.eventTeams.get(teamId);
+  private takesEvents(teamId: number, type: 'lead.created' | 'lead.updated'): boolean {
+    const key = `${teamId} ${type}`;
+    let wants = this.eventTeams.get(key);
     if (wants === undefined) {
-      wants = this.stmts.wantsEvents.get(teamId) === 1;
-      this.eventTeams.set(teamId, wants);
+      wants = (type === 'lead.created' ? this.stmts.wantsCreated : this.stmts.wantsUpdated).get(teamId) === 1;
+      this.eventTeams.set(key, wants);
     }
     return wants;
   }
 
-  async finishLeads(): Promise<number> {
-    return this.newLeads;
+  async finishLeads(): Promise<ImportedLeads> {
+    return { created: this.newLeads, changed: this.changed };
   }
 
   async stage(r: StagedRecord): Promise<void> {
@@ -206,4 +272,20 @@ export class SqliteImportWriter implements ImportWriter {
       yield rows;
     }
   }
+}
+
+/** An imported lead's values, as a change compares and stores them. */
+function newValues(l: NewLead): LeadValues {
+  return {
+    time: l.time,
+    userPid: l.userPid,
+    kind: l.kind,
+    locationShared: l.locationShared,
+    lat: l.lat,
+    long: l.long,
+    fields: l.fields,
+    source: l.source,
+    firstName: l.firstName,
+    lastName: l.lastName,
+  };
 }

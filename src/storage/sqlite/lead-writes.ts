@@ -11,10 +11,11 @@ import { foldedText, leadText, paddedWords } from '../../leads/text.js';
 
 /** Parameters in `leadValues` order. */
 export const LEAD_INSERT = `INSERT INTO leads (team_id, member_id, lead_id, epoch, time, user_pid, kind,
-    location_shared, lat, long, fields, uuid, created_at, source, has_email, first_name, last_name)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    location_shared, lat, long, fields, uuid, created_at, source, has_email, first_name, last_name, pos)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-export function leadValues(l: NewLead, id: string, uuid: string, createdAt: number): unknown[] {
+/** `pos`: the lead's place in the change feed (changes.ts FeedClock). */
+export function leadValues(l: NewLead, id: string, uuid: string, createdAt: number, pos: number): unknown[] {
   return [
     l.teamId,
     l.memberId,
@@ -33,6 +34,7 @@ export function leadValues(l: NewLead, id: string, uuid: string, createdAt: numb
     l.hasEmail ? 1 : 0,
     l.firstName,
     l.lastName,
+    pos,
   ];
 }
 

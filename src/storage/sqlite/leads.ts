@@ -1,20 +1,33 @@
 import { setImmediate as yieldToEventLoop } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
-import type { Lead } from '../../leads/lead.js';
+import type { Lead, StoredLead } from '../../leads/lead.js';
 import type {
   ChangesPage,
   CreateResult,
   EpochRange,
   IdempotencyClaim,
   LeadFilter,
+  LeadMerge,
   LeadScope,
   LeadStore,
+  LeadUpdate,
   NewLead,
   RangeScope,
   SearchPosition,
   SubteamLast,
+  WriteResult,
 } from '../../leads/leads.port.js';
-import { LEAD_COLUMNS, type LeadRow, leadColumns, NO_END, SUBTEAM_WINDOW, toLead } from '../rows.js';
+import {
+  LEAD_COLUMNS,
+  type LeadRow,
+  leadColumns,
+  NO_END,
+  type StoredRow,
+  SUBTEAM_WINDOW,
+  toLead,
+  toStoredLead,
+} from '../rows.js';
+import { SqliteLeadChanges } from './changes.js';
 import { SqliteLeadCreator } from './create.js';
 import { SUBTEAM_ACCESS } from './directory.js';
 import {
@@ -23,6 +36,7 @@ import {
   type Query,
   registerTextFunctions,
   StatementCache,
+  scanQuery,
   searchQuery,
 } from './search.js';
 
@@ -41,9 +55,9 @@ const COLUMNS = leadColumns('(SELECT m.email FROM members m WHERE m.id = l.membe
 /** The read queries, exported so a test can check each one's plan is an index walk. */
 export const LEAD_QUERIES = {
   lastOfMember: `SELECT ${COLUMNS} FROM leads l
-    WHERE l.team_id = ? AND l.member_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+    WHERE l.team_id = ? AND l.member_id = ? AND l.merged_into IS NULL ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   lastOfTeam: `SELECT ${COLUMNS} FROM leads l
-    WHERE l.team_id = ? ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+    WHERE l.team_id = ? AND l.merged_into IS NULL ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   // A subteam's last lead, in two plans (see lastOfSubteam). First the team's newest leads, newest
   // first, down to `recentWindow`'s bound, stopping at the first whose member is in the subteam.
   // Membership is a scalar subquery, one primary-key look-up per lead: written as EXISTS, SQLite
@@ -51,16 +65,18 @@ export const LEAD_QUERIES = {
   // against 5 µs for this statement on a 10k-lead store with a 500-member subteam
   // (bench/sqlite-statistics.ts).
   recentOfSubteam: `SELECT ${COLUMNS} FROM leads l
-    WHERE l.team_id = ? AND (l.epoch, l.seq) >= (?, ?) AND (SELECT sm.is_member FROM subteam_members sm
+    WHERE l.team_id = ? AND (l.epoch, l.seq) >= (?, ?) AND l.merged_into IS NULL AND (SELECT sm.is_member FROM subteam_members sm
       WHERE sm.team_id = l.team_id AND sm.subteam_id = ? AND sm.member_id = l.member_id) = 1
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
-  // ... the bound: the (epoch, seq) of the team's SUBTEAM_WINDOW-th newest lead, none if it has fewer;
+  // ... the bound: the (epoch, seq) of the team's SUBTEAM_WINDOW-th newest lead, none if it has fewer
+  // (merged leads counted: the window is a bound, and stays a covering walk of the index);
   recentWindow: `SELECT l.epoch, l.seq FROM leads l WHERE l.team_id = ?
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1 OFFSET ${SUBTEAM_WINDOW - 1}`,
   // ... then, when none of those is the subteam's, one index seek per current member of it.
   lastOfSubteam: `SELECT ${LEAD_COLUMNS} FROM subteam_members sm
     JOIN leads l ON l.seq = (
       SELECT l2.seq FROM leads l2 WHERE l2.team_id = sm.team_id AND l2.member_id = sm.member_id
+        AND l2.merged_into IS NULL
       ORDER BY l2.epoch DESC, l2.seq DESC LIMIT 1)
     JOIN members m ON m.id = l.member_id
     WHERE sm.team_id = ? AND sm.subteam_id = ? AND sm.is_member = 1
@@ -68,9 +84,11 @@ export const LEAD_QUERIES = {
   // Keyset pages: (epoch, seq) strictly after the last row sent, so each batch is a fresh read.
   memberRange: `SELECT ${COLUMNS} FROM leads l
     WHERE l.team_id = ? AND l.member_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
+      AND l.merged_into IS NULL
     ORDER BY l.epoch, l.seq LIMIT ?`,
   teamRange: `SELECT ${COLUMNS} FROM leads l
     WHERE l.team_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
+      AND l.merged_into IS NULL
     ORDER BY l.epoch, l.seq LIMIT ?`,
 };
 
@@ -85,11 +103,13 @@ export class SqliteLeadStore implements LeadStore {
   private readonly teamRangeStmt: Database.Statement;
   private readonly statements: StatementCache;
   private readonly creator: SqliteLeadCreator;
+  private readonly changer: SqliteLeadChanges;
 
   constructor(db: Database.Database) {
     registerTextFunctions(db);
     this.statements = new StatementCache(db);
     this.creator = new SqliteLeadCreator(db);
+    this.changer = new SqliteLeadChanges(db);
     this.lastOfMemberStmt = db.prepare(LEAD_QUERIES.lastOfMember).raw(true);
     this.lastOfTeamStmt = db.prepare(LEAD_QUERIES.lastOfTeam).raw(true);
     this.lastOfSubteamStmt = db.prepare(LEAD_QUERIES.lastOfSubteam).raw(true);
@@ -169,20 +189,48 @@ export class SqliteLeadStore implements LeadStore {
     return this.all(searchQuery(filter, direction, after, limit));
   }
 
-  async byUuid(scope: LeadScope, uuid: string): Promise<Lead | null> {
+  async byUuid(scope: LeadScope, uuid: string): Promise<StoredLead | null> {
     // Stored lower case, as uuid7() writes it; PostgreSQL's uuid type ignores case too.
-    return this.all(byUuidQuery(scope, uuid.toLowerCase()))[0] ?? null;
+    return this.stored(byUuidQuery(scope, uuid.toLowerCase()))[0] ?? null;
   }
 
+  /** Feed positions are `pos` (migration 10); the row's pos comes last, after the STORED_COLUMNS. */
   async changes(scope: LeadScope, after: string | null, limit: number): Promise<ChangesPage> {
     if (after !== null && !/^\d+$/.test(after)) throw new Error(`not a change-feed position: ${after}`);
-    const leads = this.all(changesQuery(scope, after === null ? 0 : Number(after), limit));
-    const last = leads.at(-1);
-    return { leads, next: last === undefined ? (after ?? '0') : String(last.seq) };
+    const query = changesQuery(scope, after === null ? 0 : Number(after), limit);
+    const rows = this.statements.get(query.sql).all(query.params) as [...StoredRow, number][];
+    const last = rows.at(-1);
+    return {
+      leads: rows.map((r) => toStoredLead(r.slice(0, -1) as unknown as StoredRow)),
+      next: last === undefined ? (after ?? '0') : String(last[20]),
+    };
   }
 
   async create(lead: NewLead, claim: IdempotencyClaim | null): Promise<CreateResult> {
     return this.creator.create(lead, claim);
+  }
+
+  async update(change: LeadUpdate): Promise<WriteResult> {
+    return this.changer.update(change);
+  }
+
+  async merge(merge: LeadMerge): Promise<WriteResult> {
+    return this.changer.merge(merge);
+  }
+
+  async *scan(scope: LeadScope, batchSize: number): AsyncIterable<StoredLead[]> {
+    for (let after = 0; ; ) {
+      const batch = this.stored(scanQuery(scope, after, batchSize));
+      if (batch.length === 0) return;
+      yield batch;
+      if (batch.length < batchSize) return;
+      after = batch[batch.length - 1]!.seq;
+      await yieldToEventLoop();
+    }
+  }
+
+  private stored(query: Query): StoredLead[] {
+    return (this.statements.get(query.sql).all(query.params) as StoredRow[]).map(toStoredLead);
   }
 
   private all(query: Query): Lead[] {

@@ -291,6 +291,33 @@ const MIGRATIONS: Migration[] = [
       ALTER TABLE webhook_endpoints ADD COLUMN created_by_key INTEGER;
     `,
   },
+  {
+    version: 10,
+    name: 'lead-changes',
+    // Leads that change (docs/v2.md "Lead changes", issue 39). The change feed becomes a feed of
+    // changes: `pos` is a lead's place in it, moved to the end by every change; positions come
+    // from the one-row feed_clock (creates, changes and imports all draw from it, under the write
+    // lock, so position order is commit order). Leads stored before keep their seq as position,
+    // so a feed cursor issued before goes on where it was. `version` (1 when stored) counts
+    // changes; `merged_into` is the survivor's uuid once merged; `changed_via`/`changed_at` the
+    // last change. The feed walks (team_id, pos), which replaces (team_id, seq): the feed was its
+    // only reader. An outbox event carries its change (`data`, JSON); an endpoint may ask for
+    // the previous values in `lead.updated` (`include_previous`).
+    sql: `
+      ALTER TABLE leads ADD COLUMN pos INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE leads ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+      ALTER TABLE leads ADD COLUMN merged_into TEXT;
+      ALTER TABLE leads ADD COLUMN changed_via TEXT CHECK (changed_via IN ('api', 'import', 'console', 'cli'));
+      ALTER TABLE leads ADD COLUMN changed_at INTEGER;
+      UPDATE leads SET pos = seq;
+      CREATE INDEX leads_team_pos ON leads(team_id, pos);
+      DROP INDEX leads_team_seq;
+      CREATE TABLE feed_clock (id INTEGER PRIMARY KEY CHECK (id = 1), pos INTEGER NOT NULL);
+      INSERT INTO feed_clock (id, pos) SELECT 1, coalesce(max(seq), 0) FROM leads;
+      ALTER TABLE webhook_endpoints ADD COLUMN include_previous INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE webhook_events ADD COLUMN data TEXT;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -9,7 +9,7 @@ import {
   trigrams,
   wordSimilarity,
 } from '../../leads/text.js';
-import { LEAD_COLUMNS } from '../rows.js';
+import { LEAD_COLUMNS, STORED_COLUMNS } from '../rows.js';
 
 /**
  * The v2 reads as SQL built per request. Only fixed fragments go into the text; every value
@@ -20,11 +20,13 @@ export interface Query {
   params: unknown[];
 }
 
-const select = (leads: string): string =>
-  `SELECT ${LEAD_COLUMNS} FROM ${leads} JOIN members m ON m.id = l.member_id`;
+const select = (leads: string, columns = LEAD_COLUMNS): string =>
+  `SELECT ${columns} FROM ${leads} JOIN members m ON m.id = l.member_id`;
 const SELECT = select('leads l');
+/** With version, merged_into and changed_via (StoredLead). */
+const SELECT_STORED = select('leads l', STORED_COLUMNS);
 // Without the hint a planner with statistics walks the primary key: every team's leads.
-const FEED = select('leads l INDEXED BY leads_team_seq');
+const FEED = select('leads l INDEXED BY leads_team_pos', `${STORED_COLUMNS}, l.pos`);
 
 /** The lead_text column of each searchable field. */
 const COLUMN: Record<TextField, string> = {
@@ -104,6 +106,7 @@ export function searchQuery(
   const where: string[] = [];
   const params: unknown[] = [];
   scopeConditions(filter.scope, where, params);
+  where.push('l.merged_into IS NULL');
   const dir = direction === 'ASC' ? 'ASC' : 'DESC';
   if (after !== null) {
     where.push(`(l.epoch, l.seq) ${dir === 'ASC' ? '>' : '<'} (?, ?)`);
@@ -133,21 +136,35 @@ export function searchQuery(
   };
 }
 
+/** A merged lead too: get-by-id tells it from one that does not exist (mergedInto). */
 export function byUuidQuery(scope: LeadScope, uuid: string): Query {
   const where = ['l.uuid = ?'];
   const params: unknown[] = [uuid];
   scopeConditions(scope, where, params);
-  return { sql: `${SELECT} WHERE ${where.join(' AND ')}`, params };
+  return { sql: `${SELECT_STORED} WHERE ${where.join(' AND ')}`, params };
 }
 
-/** Storage order is seq order: one writer at a time means seq order is commit order. */
-export function changesQuery(scope: LeadScope, afterSeq: number, limit: number): Query {
+/**
+ * The feed in `pos` order (migration 10): a change moves a lead to the end. Positions are drawn
+ * under the write lock (FeedClock), so pos order is commit order. Merged leads are in it.
+ */
+export function changesQuery(scope: LeadScope, afterPos: number, limit: number): Query {
   const where: string[] = [];
   const params: unknown[] = [];
   scopeConditions(scope, where, params);
-  where.push('l.seq > ?');
+  where.push('l.pos > ?');
+  params.push(afterPos, limit);
+  return { sql: `${FEED} WHERE ${where.join(' AND ')} ORDER BY l.pos LIMIT ?`, params };
+}
+
+/** The scope's unmerged leads in storage order after `afterSeq` (the duplicates finder's walk). */
+export function scanQuery(scope: LeadScope, afterSeq: number, limit: number): Query {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  scopeConditions(scope, where, params);
+  where.push('l.seq > ?', 'l.merged_into IS NULL');
   params.push(afterSeq, limit);
-  return { sql: `${FEED} WHERE ${where.join(' AND ')} ORDER BY l.seq LIMIT ?`, params };
+  return { sql: `${SELECT_STORED} WHERE ${where.join(' AND ')} ORDER BY l.seq LIMIT ?`, params };
 }
 
 /** The text checks (mask: bit i is TEXT_FIELDS[i]) on the clause's fields of the candidate's row. */

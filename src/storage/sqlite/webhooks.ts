@@ -47,8 +47,9 @@ export class SqliteWebhookStore implements WebhookStore {
   constructor(db: Database.Database) {
     this.stmts = {
       insertEndpoint: db.prepare(`INSERT INTO webhook_endpoints (id, team_id, url, description, event_types,
-        member_ids, subteam_ids, secret, created_at, updated_at, created_via, created_by_member, created_by_key)
-        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+        member_ids, subteam_ids, secret, created_at, updated_at, created_via, created_by_member, created_by_key,
+        include_previous)
+        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
         WHERE (SELECT count(*) FROM webhook_endpoints WHERE team_id = ?) < ?`),
       endpoint: db.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE ${OWNED}`),
       all: db.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY created_at, id`),
@@ -57,7 +58,7 @@ export class SqliteWebhookStore implements WebhookStore {
       ),
       write:
         db.prepare(`UPDATE webhook_endpoints SET url = ?, description = ?, event_types = ?, member_ids = ?,
-        subteam_ids = ?, enabled = ?, disabled_reason = ?,
+        subteam_ids = ?, enabled = ?, disabled_reason = ?, include_previous = ?,
         failing_since = CASE WHEN ? THEN NULL ELSE failing_since END, updated_at = ? WHERE id = ?`),
       remove: db.prepare(`DELETE FROM webhook_endpoints WHERE ${OWNED}`),
       rotate: db.prepare(`UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = ?,
@@ -82,6 +83,7 @@ export class SqliteWebhookStore implements WebhookStore {
         listText(e.subteams),
         e.enabled ? 1 : 0,
         e.disabledReason,
+        e.includePrevious ? 1 : 0,
         e.failingSinceReset ? 1 : 0,
         at,
         id,
@@ -112,6 +114,7 @@ export class SqliteWebhookStore implements WebhookStore {
       e.createdBy?.via ?? null,
       e.createdBy?.memberId ?? null,
       e.createdBy?.keyId ?? null,
+      e.includePrevious === true ? 1 : 0,
       e.teamId,
       maxPerTeam,
     );
