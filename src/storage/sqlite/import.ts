@@ -1,3 +1,6 @@
+// Longer than the ~250 lines most files keep to: one import transaction's writer (ImportWriter) —
+// inserts, changes with their announcements, directory rows — kept together because its
+// statements share one prepared set and one transaction.
 import type Database from 'better-sqlite3';
 import type { Member, Subteam, Team } from '../../directory/directory.js';
 import type { ImportedLeads, ImportWriter, StagedRecord } from '../../import/import.port.js';
