@@ -195,22 +195,12 @@ export interface Collector {
 }
 
 /** A lead ready to store. Leads are stored in the order they are handed over (storage order). */
-export interface NewLead {
+export interface NewLead extends LeadValues {
   teamId: number;
   memberId: number;
   /** The v1 `id`; null (v2 creation): the store draws a random one (lead-id.ts). */
   id: string | null;
   epoch: number;
-  time: string;
-  userPid: string;
-  kind: LeadKind;
-  locationShared: boolean;
-  lat: string | null;
-  long: string | null;
-  fields: string;
-  source: LeadSource;
-  firstName: string | null;
-  lastName: string | null;
   /**
    * Folded searchable text (lead-text.ts); null when `words` are given instead: an import into a
    * store that indexes padded words (ImportWriter `storesPaddedWords`) does not send the folded
