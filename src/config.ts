@@ -51,6 +51,8 @@ export interface Config {
   captureToleranceMs: number;
   /** The largest import record (one NDJSON line), in bytes. */
   importMaxRecordBytes: number;
+  /** A lead change through the API (update, merge) must name the version it was made from in `If-Match` (else 428). */
+  requireIfMatch: boolean;
   /**
    * Prometheus metrics (docs/operations.md): on their own listener (`port`, on `host`) and/or on
    * the API port behind `Authorization: Bearer <token>`. Neither set: no metrics at all.
@@ -149,6 +151,7 @@ export function loadConfig(
     metrics: metricsSettings(get, int, problems),
     tracing: tracingSettings(env, problems),
     ...importSettings(int),
+    requireIfMatch: trueOrFalse(get, 'LEADLINE_REQUIRE_IF_MATCH', problems),
     webhooks: webhookSettings(get, int, problems),
   };
   if (problems.length > 0) throw new ConfigError(problems);
@@ -301,14 +304,19 @@ export function loadWebhookConfig(env: Env = process.env): WebhookConfig {
   return settings;
 }
 
+/** A `true`/`false` setting, false when unset. */
+function trueOrFalse(get: (name: string) => string | undefined, name: string, problems: string[]): boolean {
+  const value = get(name) ?? 'false';
+  if (value !== 'true' && value !== 'false') problems.push(`${name}: expected true or false`);
+  return value === 'true';
+}
+
 function webhookSettings(
   get: (name: string) => string | undefined,
   int: IntReader,
   problems: string[],
 ): WebhookConfig {
-  const allow = get('LEADLINE_WEBHOOK_ALLOW_PRIVATE') ?? 'false';
-  if (allow !== 'true' && allow !== 'false')
-    problems.push('LEADLINE_WEBHOOK_ALLOW_PRIVATE: expected true or false');
+  const allowPrivate = trueOrFalse(get, 'LEADLINE_WEBHOOK_ALLOW_PRIVATE', problems);
   const rawKey = get('LEADLINE_WEBHOOK_SECRET_KEY');
   const secretKey = rawKey === undefined ? null : Buffer.from(rawKey, 'base64');
   if (secretKey !== null && (secretKey.length !== 32 || !/^[A-Za-z0-9+/]+={0,2}$/.test(rawKey!)))
@@ -316,7 +324,7 @@ function webhookSettings(
   const DAY = 86_400_000;
   const concurrency = int('LEADLINE_WEBHOOK_CONCURRENCY', 64, 1, 1000);
   return {
-    allowPrivate: allow === 'true',
+    allowPrivate,
     ports: portList(get('LEADLINE_WEBHOOK_PORTS'), problems),
     secretKey,
     rotationGraceMs: int('LEADLINE_WEBHOOK_ROTATION_GRACE_HOURS', 24, 0, 720) * 3_600_000,

@@ -1,5 +1,6 @@
 import swagger, { type SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
+import { DuplicatesBody, LeadPatch, MergeBody } from '../schemas/lead-patch.js';
 import { V1Lead } from '../schemas/v1-lead.js';
 import { CreateBody, SearchBody, V2Lead } from '../schemas/v2.js';
 import { V2Me } from '../schemas/v2-me.js';
@@ -131,6 +132,9 @@ function finish(doc: Json): Json {
       schemas: {
         SearchBody: strip(SearchBody),
         CreateBody: strip(CreateBody),
+        LeadPatch: strip(LeadPatch),
+        MergeBody: strip(MergeBody),
+        DuplicatesBody: strip(DuplicatesBody),
         V2Lead: strip(V2Lead),
         V2Me: strip(V2Me),
         V1Lead: strip(V1Lead),

@@ -44,6 +44,12 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string; descri
     description:
       'The lead is no longer at the version If-Match names: someone changed it meanwhile. Read it again (its ETag is its version) and apply the change to what it is now.',
   },
+  'precondition-required': {
+    status: 428,
+    title: 'Precondition required',
+    description:
+      'This service changes a lead only with If-Match naming the version the change was made from (LEADLINE_REQUIRE_IF_MATCH): read the lead, send its ETag as If-Match.',
+  },
   'lead-merged': {
     status: 410,
     title: 'Lead merged',

@@ -31,3 +31,38 @@ export const READ_ONLY_MEMBERS: Record<string, string> = {
   '/v1Fields': 'holds v1 members as collected and cannot be changed',
   '/systemFields/userPid': "is the collector's profile id and cannot be changed",
 };
+
+const LeadId = Type.String({
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+  description: 'A leadId.',
+});
+
+/** The body of a merge (docs/v2.md "Merge leads"): the leads folded into the one the path names. */
+export const MergeBody = Type.Object(
+  {
+    mergeLeadIds: Type.Array(LeadId, {
+      minItems: 1,
+      maxItems: 10,
+      description:
+        'The leads merged into this one, 1 to 10, of the same team; where this lead has no value, the first of them that has one gives it.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type MergeBody = Static<typeof MergeBody>;
+
+/** The body of a duplicates search (docs/v2.md "Find duplicates"). */
+export const DuplicatesBody = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        default: 20,
+        description: 'At most this many groups, the largest first.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type DuplicatesBody = Static<typeof DuplicatesBody>;

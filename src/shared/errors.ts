@@ -11,6 +11,7 @@ export type ErrorCode =
   | 'method-not-allowed'
   | 'idempotency-conflict'
   | 'precondition-failed'
+  | 'precondition-required'
   | 'lead-merged'
   | 'webhook-endpoint-limit'
   | 'payload-too-large'

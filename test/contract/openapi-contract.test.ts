@@ -60,6 +60,7 @@ for (const engine of enginesUnderTest())
     let sunset: FastifyInstance;
     let strict: FastifyInstance;
     let plain: FastifyInstance;
+    let requiring: FastifyInstance;
     const keys: Record<string, string> = {};
 
     before(async () => {
@@ -95,6 +96,7 @@ for (const engine of enginesUnderTest())
       sunset = await build({ LEADLINE_V1_SUNSET_AT: '2026-02-01T00:00:00Z' });
       strict = await build({ LEADLINE_RATE_LIMIT: '1', LEADLINE_AUTH_FAILURE_LIMIT: '1' });
       plain = await build({});
+      requiring = await build({ LEADLINE_REQUIRE_IF_MATCH: 'true' });
     });
     after(async () => {
       for (const a of apps) await a.close();
@@ -251,6 +253,97 @@ for (const engine of enginesUnderTest())
           await send({ method, url, headers: bearer(keys.member!), status: 405 });
       await send({ method: 'GET', url: '/api/pub/v2/leads/search', status: 405 });
       await send({ method: 'PATCH', url: '/api/pub/v2/leads/changes', status: 405 });
+
+      // Lead changes: update (merge patch, If-Match), merge, duplicates, and their refusals.
+      const patch = (key: string, id: string, body: unknown, headers: Record<string, string> = {}) => ({
+        method: 'PATCH' as const,
+        url: `/api/pub/v2/leads/${id}`,
+        headers: { ...bearer(key), 'content-type': 'application/merge-patch+json', ...headers },
+        payload: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const updated = await send({
+        ...patch(keys.member!, leadId, { systemFields: { jobTitle: 'Analyst' } }),
+        status: 200,
+      });
+      const etag = String(updated.headers.etag);
+      await send({
+        ...patch(keys.member!, leadId, { systemFields: { note: 'n' } }, { 'if-match': etag }),
+        status: 200,
+      });
+      await send({
+        ...patch(keys.member!, leadId, { systemFields: { note: 'm' } }, { 'if-match': etag }),
+        status: 412,
+      });
+      await send({
+        ...patch(keys.member!, leadId, { systemFields: { note: 'm' } }, { 'if-match': 'W/"1"' }),
+        status: 400,
+      });
+      await send({ ...patch(keys.member!, leadId, { systemFields: { nope: 1 } }), status: 400 });
+      await send({ ...patch(keys.member!, leadId, '{"systemFields":'), status: 400 });
+      await send({ ...patch(keys.member!, UNKNOWN_UUID, {}), status: 404 });
+      await send({ ...patch('wrong', leadId, {}), status: 401 });
+      await send({
+        ...patch(keys.member!, leadId, {}),
+        headers: { ...bearer(keys.member!), 'content-type': 'text/plain' },
+        status: 415,
+      });
+      await send({
+        app: requiring,
+        ...patch(keys.member!, leadId, { systemFields: { note: 'x' } }),
+        status: 428,
+      });
+      const other = await send({
+        url: '/api/pub/v2/leads',
+        ...json(keys.member!, {
+          leadSource: 'PROFILE_CONNECTION',
+          captureDatetime: '2024-07-01T12:12:00Z',
+          systemFields: { fullName: 'Ada L.', email: 'ADA@example.com ' },
+        }),
+        status: 201,
+      });
+      const otherId = (JSON.parse(other.body) as { data: { leadId: string } }).data.leadId;
+      await send({ url: '/api/pub/v2/leads/duplicates', ...json(keys.member!, {}), status: 200 });
+      await send({ url: '/api/pub/v2/leads/duplicates', ...json(keys.member!, { limit: 0 }), status: 400 });
+      await send({ url: '/api/pub/v2/leads/duplicates', ...json('wrong', {}), status: 401 });
+      await send({
+        url: `/api/pub/v2/leads/${leadId}/merge`,
+        ...json(keys.member!, { mergeLeadIds: [leadId] }),
+        status: 400,
+      });
+      await send({
+        url: `/api/pub/v2/leads/${leadId}/merge`,
+        ...json(keys.member!, { mergeLeadIds: [UNKNOWN_UUID] }),
+        status: 404,
+      });
+      await send({
+        url: `/api/pub/v2/leads/${leadId}/merge`,
+        ...json(keys.member!, { mergeLeadIds: [otherId] }),
+        status: 200,
+      });
+      await send({
+        url: `/api/pub/v2/leads/${otherId}/merge`,
+        ...json(keys.member!, { mergeLeadIds: [leadId] }),
+        status: 410,
+      });
+      await both({
+        method: 'GET',
+        url: `/api/pub/v2/leads/${otherId}`,
+        headers: bearer(keys.member!),
+        status: 410,
+      });
+      await send({ ...patch(keys.member!, otherId, {}), status: 410 });
+      await send({
+        method: 'GET',
+        url: `/api/pub/v2/leads/${leadId}/merge`,
+        headers: bearer(keys.member!),
+        status: 405,
+      });
+      await send({
+        method: 'GET',
+        url: '/api/pub/v2/leads/duplicates',
+        headers: bearer(keys.member!),
+        status: 405,
+      });
 
       // Webhook endpoints: the whole life of one, and every refusal.
       const hooks = '/api/pub/v2/webhooks';

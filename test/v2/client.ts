@@ -47,10 +47,13 @@ export function assertV2Ok(res: LightMyRequestResponse, status = 200): { data: u
     assert.ok(checkMe.Check(body), `v2 me shape: ${JSON.stringify([...checkMe.Errors(body)][0])}`);
     return body;
   }
-  const data = body.data as { leads?: unknown[] } | Record<string, unknown>;
-  const leads = Array.isArray((data as { leads?: unknown[] }).leads)
-    ? (data as { leads: unknown[] }).leads
-    : [data];
+  // A page of leads, the groups of duplicates, or one lead.
+  const data = body.data as { leads?: unknown[]; groups?: { leads: unknown[] }[] };
+  const leads = Array.isArray(data.leads)
+    ? data.leads
+    : Array.isArray(data.groups)
+      ? data.groups.flatMap((g) => g.leads)
+      : [data];
   for (const l of leads)
     assert.ok(checkLead.Check(l), `v2 lead shape: ${JSON.stringify([...checkLead.Errors(l)][0])}`);
   return body;

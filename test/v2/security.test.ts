@@ -10,7 +10,7 @@ import { buildSearchFixture, M, type SearchFixture, TEAM } from './search-fixtur
 
 interface Route {
   name: string;
-  method: 'GET' | 'POST';
+  method: 'GET' | 'POST' | 'PATCH';
   url: (leadId: string) => string;
   body?: unknown;
   allow: string;
@@ -27,7 +27,23 @@ const ROUTES: Route[] = [
     allow: 'POST',
     status: 200,
   },
-  { name: 'get', method: 'GET', url: (id) => `${V2}/${id}`, allow: 'GET, HEAD', status: 200 },
+  { name: 'get', method: 'GET', url: (id) => `${V2}/${id}`, allow: 'GET, HEAD, PATCH', status: 200 },
+  {
+    name: 'update',
+    method: 'PATCH',
+    url: (id) => `${V2}/${id}`,
+    body: { systemFields: { note: 'security probe' } },
+    allow: 'GET, HEAD, PATCH',
+    status: 200,
+  },
+  {
+    name: 'duplicates',
+    method: 'POST',
+    url: () => `${V2}/duplicates`,
+    body: {},
+    allow: 'POST',
+    status: 200,
+  },
   { name: 'changes', method: 'GET', url: () => `${V2}/changes`, allow: 'GET, HEAD', status: 200 },
   {
     name: 'create',
@@ -102,7 +118,10 @@ for (const engine of enginesUnderTest()) {
         });
 
         it('405 with Allow for other methods', async () => {
-          for (const method of ['PUT', 'DELETE', 'PATCH', r.method === 'GET' ? 'POST' : 'GET']) {
+          const others = ['PUT', 'DELETE', 'PATCH', 'POST', 'GET'].filter(
+            (m) => !r.allow.split(', ').includes(m),
+          );
+          for (const method of others) {
             const res: LightMyRequestResponse = await send(fx.app, r, auth(fx.key.admin), method);
             assertV2Problem(res, 405, 'method-not-allowed');
             assert.equal(res.headers.allow, r.allow);

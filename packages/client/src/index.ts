@@ -16,6 +16,21 @@ export type Lead = components['schemas']['V2Lead'];
 export type SearchBody = components['schemas']['SearchBody'];
 export type CreateBody = components['schemas']['CreateBody'];
 export type Me = components['schemas']['V2Me']['data'];
+export type LeadPatch = components['schemas']['LeadPatch'];
+export type DuplicateGroup =
+  paths['/api/pub/v2/leads/duplicates']['post']['responses']['200']['content']['application/json']['data']['groups'][number];
+
+/** A lead with its version (`ETag`), to send back as `ifMatch` with a change. */
+export interface VersionedLead {
+  lead: Lead;
+  etag: string;
+}
+
+/** Options of a change: `ifMatch` (an ETag) makes it happen only while the lead is at that version. */
+export interface ChangeOptions {
+  ifMatch?: string;
+  signal?: AbortSignal;
+}
 
 /** A page of a search and the cursor of the next one (null: the last page). */
 export interface SearchPage {
@@ -78,6 +93,18 @@ export function createLeadline(options: LeadlineOptions) {
     return body.data;
   }
 
+  /** The answer's lead with its ETag. */
+  async function versioned(
+    call: Promise<{ data?: { data?: Lead }; error?: unknown; response: Response }>,
+  ): Promise<VersionedLead> {
+    const { data: body, error, response } = await call;
+    const etag = response.headers.get('etag');
+    if (!response.ok || body?.data === undefined || etag === null) throw errorOf(response, error);
+    return { lead: body.data, etag };
+  }
+
+  const ifMatch = (opts: ChangeOptions) => (opts.ifMatch === undefined ? {} : { 'If-Match': opts.ifMatch });
+
   async function* searchPages(body: SearchBody, signal?: AbortSignal): AsyncGenerator<SearchPage> {
     let cursor: string | null | undefined = body.cursor;
     do {
@@ -102,6 +129,41 @@ export function createLeadline(options: LeadlineOptions) {
       /** One lead by its `leadId`. */
       get: (leadId: string, signal?: AbortSignal): Promise<Lead> =>
         data(api.GET('/api/pub/v2/leads/{leadId}', { params: { path: { leadId } }, signal })),
+      /** One lead and its version (`etag`), for a change with `ifMatch`. */
+      getVersioned: (leadId: string, signal?: AbortSignal): Promise<VersionedLead> =>
+        versioned(api.GET('/api/pub/v2/leads/{leadId}', { params: { path: { leadId } }, signal })),
+      /**
+       * Updates a lead with a JSON Merge Patch: a member left out stays, `null` removes a value.
+       * With `ifMatch`, only while the lead is at that version (else a 412 LeadlineError).
+       */
+      update: (leadId: string, patch: LeadPatch, opts: ChangeOptions = {}): Promise<VersionedLead> =>
+        versioned(
+          api.PATCH('/api/pub/v2/leads/{leadId}', {
+            params: { path: { leadId }, header: ifMatch(opts) },
+            body: patch,
+            headers: { 'content-type': 'application/merge-patch+json' },
+            signal: opts.signal,
+          }),
+        ),
+      /** Merges `mergeLeadIds` into the lead `leadId` (the survivor, answered with its new version). */
+      merge: (leadId: string, mergeLeadIds: string[], opts: ChangeOptions = {}): Promise<VersionedLead> =>
+        versioned(
+          api.POST('/api/pub/v2/leads/{leadId}/merge', {
+            params: { path: { leadId }, header: ifMatch(opts) },
+            body: { mergeLeadIds },
+            signal: opts.signal,
+          }),
+        ),
+      /** Groups of the key's leads that share a normalised e-mail or phone, the largest first. */
+      duplicates: async (opts: { limit?: number; signal?: AbortSignal } = {}): Promise<DuplicateGroup[]> =>
+        (
+          await data(
+            api.POST('/api/pub/v2/leads/duplicates', {
+              body: { limit: opts.limit ?? 20 },
+              signal: opts.signal,
+            }),
+          )
+        ).groups,
       /**
        * Creates a lead for the key's member. The Idempotency-Key (yours, or one made here) is
        * the same on every retry, so a retried create stores one lead, never two.

@@ -366,6 +366,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pub/v2/leads/duplicates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Groups of leads that share an e-mail or phone
+         * @description Among the leads the key may read: leads linked by a shared normalised e-mail or phone form a group, the largest groups first ([Find duplicates](/docs/v2#find-duplicates)).
+         */
+        post: operations["findDuplicates"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/pub/v2/leads/changes": {
         parameters: {
             query?: never;
@@ -402,6 +422,30 @@ export interface paths {
         options?: never;
         /** One lead by its leadId (HEAD: its headers, no body) */
         head: operations["getLeadHead"];
+        /**
+         * Update a lead: a JSON Merge Patch of its writable members
+         * @description A member left out stays; `null` removes a value. Every change is announced (`lead.updated`) and moves the lead to the end of the change feed ([Update a lead](/docs/v2#update-a-lead)).
+         */
+        patch: operations["updateLead"];
+        trace?: never;
+    };
+    "/api/pub/v2/leads/{leadId}/merge": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Merge leads into this one
+         * @description The leads named are merged into the lead of the path: it keeps its id and takes their values where it has none; each merged lead answers `410` from then on ([Merge leads](/docs/v2#merge-leads)).
+         */
+        post: operations["mergeLeads"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -946,6 +990,44 @@ export interface components {
                     longitude?: number | null;
                 } | null;
             };
+        };
+        LeadPatch: {
+            /** @description The lead approves sharing its location; false (or null) removes its coordinates. */
+            locationShared?: boolean | null;
+            /** @description The contact; unset or null members are left out. */
+            systemFields?: {
+                firstName?: string | null;
+                lastName?: string | null;
+                fullName?: string | null;
+                email?: string | null;
+                phone?: string | null;
+                companyName?: string | null;
+                jobTitle?: string | null;
+                website?: string | null;
+                linkedinUrl?: string | null;
+                twitterUrl?: string | null;
+                address?: string | null;
+                note?: string | null;
+                bio?: string | null;
+                profileImageUrl?: string | null;
+                businessCardImageUrl?: string | null;
+                location?: {
+                    label?: string | null;
+                    latitude?: number | null;
+                    longitude?: number | null;
+                } | null;
+            };
+        };
+        MergeBody: {
+            /** @description The leads merged into this one, 1 to 10, of the same team; where this lead has no value, the first of them that has one gives it. */
+            mergeLeadIds: string[];
+        };
+        DuplicatesBody: {
+            /**
+             * @description At most this many groups, the largest first.
+             * @default 20
+             */
+            limit: number;
         };
         V2Lead: {
             /** Format: uuid */
@@ -3671,6 +3753,202 @@ export interface operations {
             };
         };
     };
+    findDuplicates: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "limit": 20
+                 *     }
+                 */
+                "application/json": components["schemas"]["DuplicatesBody"];
+            };
+        };
+        responses: {
+            /** @description The groups; an empty list when there are none. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "groups": [
+                     *           {
+                     *             "matchedOn": [
+                     *               {
+                     *                 "field": "email",
+                     *                 "value": "tobi@example.com"
+                     *               }
+                     *             ],
+                     *             "leads": [
+                     *               {
+                     *                 "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                     *                 "legacyLeadId": "30008",
+                     *                 "assignedMembers": [
+                     *                   1013
+                     *                 ],
+                     *                 "leadSource": "BUSINESS_CARD_SCAN",
+                     *                 "captureDatetime": "2024-07-01T12:10:00.000Z",
+                     *                 "createdAt": "2024-07-01T12:11:02.417Z",
+                     *                 "systemFields": {
+                     *                   "firstName": "Tobi",
+                     *                   "lastName": "Berg",
+                     *                   "fullName": "Tobi Berg",
+                     *                   "email": "tobi@example.com",
+                     *                   "phone": null,
+                     *                   "companyName": "Spree Leads GmbH",
+                     *                   "jobTitle": "Buyer",
+                     *                   "website": null,
+                     *                   "linkedinUrl": null,
+                     *                   "twitterUrl": null,
+                     *                   "address": null,
+                     *                   "note": null,
+                     *                   "bio": null,
+                     *                   "profileImageUrl": null,
+                     *                   "businessCardImageUrl": null,
+                     *                   "location": {
+                     *                     "label": "Berlin",
+                     *                     "latitude": 52.52,
+                     *                     "longitude": 13.405
+                     *                   },
+                     *                   "userPid": "7013"
+                     *                 },
+                     *                 "v1Fields": {
+                     *                   "time": "2024-07-01 14:10:00",
+                     *                   "userEmail": "mia@example.com",
+                     *                   "isManual": false,
+                     *                   "isScan": true,
+                     *                   "isRoll": false,
+                     *                   "lat": "52.5200",
+                     *                   "long": "13.4050"
+                     *                 }
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            groups: {
+                                /** @description The normalised values at least two of the group’s leads share. */
+                                matchedOn: {
+                                    /** @enum {unknown} */
+                                    field: "email" | "phone";
+                                    /** @description The e-mail trimmed and in lower case; the phone’s digits. */
+                                    value: string;
+                                }[];
+                                /** @description Oldest stored first. */
+                                leads: components["schemas"]["V2Lead"][];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why.
+             *
+             *     `invalid-request`: The request could not be read.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: POST. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Request bodies are JSON: send Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     leadChanges: {
         parameters: {
             query?: {
@@ -3868,13 +4146,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The lead. */
+            /** @description The lead, its version in ETag. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description The lead’s version, a strong entity tag (`"3"`): send it as `If-Match` to change the lead only at that version. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3956,7 +4236,7 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
-                    /** @description The methods this path answers: GET, HEAD. */
+                    /** @description The methods this path answers: GET, HEAD, PATCH. */
                     Allow?: string;
                     [name: string]: unknown;
                 };
@@ -3968,6 +4248,8 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4017,13 +4299,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The lead. */
+            /** @description The lead, its version in ETag. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description The lead’s version, a strong entity tag (`"3"`): send it as `If-Match` to change the lead only at that version. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4051,7 +4335,7 @@ export interface operations {
             405: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
-                    /** @description The methods this path answers: GET, HEAD. */
+                    /** @description The methods this path answers: GET, HEAD, PATCH. */
                     Allow?: string;
                     [name: string]: unknown;
                 };
@@ -4061,6 +4345,8 @@ export interface operations {
             410: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -4093,6 +4379,493 @@ export interface operations {
             };
         };
     };
+    updateLead: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The lead’s ETag as last read: the change happens only while the lead is at that version (else `412`). `*` or no header: the lead as it is — unless the service requires If-Match (`428`).
+                 * @example "3"
+                 */
+                "If-Match"?: string;
+            };
+            path: {
+                leadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "systemFields": {
+                 *         "email": "anna@new.example.com",
+                 *         "jobTitle": "CTO",
+                 *         "phone": null
+                 *       }
+                 *     }
+                 */
+                "application/merge-patch+json": components["schemas"]["LeadPatch"];
+                "application/json": components["schemas"]["LeadPatch"];
+            };
+        };
+        responses: {
+            /** @description The lead as it is now, its new version in ETag. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description The lead’s version, a strong entity tag (`"3"`): send it as `If-Match` to change the lead only at that version. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                     *         "legacyLeadId": "30008",
+                     *         "assignedMembers": [
+                     *           1013
+                     *         ],
+                     *         "leadSource": "BUSINESS_CARD_SCAN",
+                     *         "captureDatetime": "2024-07-01T12:10:00.000Z",
+                     *         "createdAt": "2024-07-01T12:11:02.417Z",
+                     *         "systemFields": {
+                     *           "firstName": "Tobi",
+                     *           "lastName": "Berg",
+                     *           "fullName": "Tobi Berg",
+                     *           "email": "tobi@example.com",
+                     *           "phone": null,
+                     *           "companyName": "Spree Leads GmbH",
+                     *           "jobTitle": "Buyer",
+                     *           "website": null,
+                     *           "linkedinUrl": null,
+                     *           "twitterUrl": null,
+                     *           "address": null,
+                     *           "note": null,
+                     *           "bio": null,
+                     *           "profileImageUrl": null,
+                     *           "businessCardImageUrl": null,
+                     *           "location": {
+                     *             "label": "Berlin",
+                     *             "latitude": 52.52,
+                     *             "longitude": 13.405
+                     *           },
+                     *           "userPid": "7013"
+                     *         },
+                     *         "v1Fields": {
+                     *           "time": "2024-07-01 14:10:00",
+                     *           "userEmail": "mia@example.com",
+                     *           "isManual": false,
+                     *           "isScan": true,
+                     *           "isRoll": false,
+                     *           "lat": "52.5200",
+                     *           "long": "13.4050"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["V2Lead"];
+                    };
+                };
+            };
+            /**
+             * @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why.
+             *
+             *     `invalid-request`: The request could not be read.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD, PATCH. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `lead-merged`: The lead was merged into another; `mergedInto` names the lead it lives on in. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `precondition-failed`: The lead is no longer at the version If-Match names: someone changed it meanwhile. Read it again (its ETag is its version) and apply the change to what it is now. */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Request bodies are JSON: send Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `precondition-required`: This service changes a lead only with If-Match naming the version the change was made from (LEADLINE_REQUIRE_IF_MATCH): read the lead, send its ETag as If-Match. */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    mergeLeads: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The lead’s ETag as last read: the change happens only while the lead is at that version (else `412`). `*` or no header: the lead as it is — unless the service requires If-Match (`428`).
+                 * @example "3"
+                 */
+                "If-Match"?: string;
+            };
+            path: {
+                leadId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "mergeLeadIds": [
+                 *         "01906a3c-5b11-7c20-9d4e-3f5a6b7c8d9e"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["MergeBody"];
+            };
+        };
+        responses: {
+            /** @description The surviving lead as it is now, its version in ETag. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description The lead’s version, a strong entity tag (`"3"`): send it as `If-Match` to change the lead only at that version. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                     *         "legacyLeadId": "30008",
+                     *         "assignedMembers": [
+                     *           1013
+                     *         ],
+                     *         "leadSource": "BUSINESS_CARD_SCAN",
+                     *         "captureDatetime": "2024-07-01T12:10:00.000Z",
+                     *         "createdAt": "2024-07-01T12:11:02.417Z",
+                     *         "systemFields": {
+                     *           "firstName": "Tobi",
+                     *           "lastName": "Berg",
+                     *           "fullName": "Tobi Berg",
+                     *           "email": "tobi@example.com",
+                     *           "phone": null,
+                     *           "companyName": "Spree Leads GmbH",
+                     *           "jobTitle": "Buyer",
+                     *           "website": null,
+                     *           "linkedinUrl": null,
+                     *           "twitterUrl": null,
+                     *           "address": null,
+                     *           "note": null,
+                     *           "bio": null,
+                     *           "profileImageUrl": null,
+                     *           "businessCardImageUrl": null,
+                     *           "location": {
+                     *             "label": "Berlin",
+                     *             "latitude": 52.52,
+                     *             "longitude": 13.405
+                     *           },
+                     *           "userPid": "7013"
+                     *         },
+                     *         "v1Fields": {
+                     *           "time": "2024-07-01 14:10:00",
+                     *           "userEmail": "mia@example.com",
+                     *           "isManual": false,
+                     *           "isScan": true,
+                     *           "isRoll": false,
+                     *           "lat": "52.5200",
+                     *           "long": "13.4050"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["V2Lead"];
+                    };
+                };
+            };
+            /**
+             * @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why.
+             *
+             *     `invalid-request`: The request could not be read.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: POST. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `lead-merged`: The lead was merged into another; `mergedInto` names the lead it lives on in. */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `precondition-failed`: The lead is no longer at the version If-Match names: someone changed it meanwhile. Read it again (its ETag is its version) and apply the change to what it is now. */
+            412: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Request bodies are JSON: send Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `precondition-required`: This service changes a lead only with If-Match naming the version the change was made from (LEADLINE_REQUIRE_IF_MATCH): read the lead, send its ETag as If-Match. */
+            428: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     createLead: {
         parameters: {
             query?: never;
@@ -4119,13 +4892,15 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The lead, created (or replayed). */
+            /** @description The lead, created (or replayed). A new lead’s ETag is `"1"`; a replay carries none. */
             201: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     RateLimit: components["headers"]["RateLimit"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description The lead’s version, a strong entity tag (`"3"`): send it as `If-Match` to change the lead only at that version. */
+                    ETag?: string;
                     /** @description The lead’s URL. */
                     Location?: string;
                     /** @description `true` when the answer is a retry’s: the lead was created by an earlier request with this Idempotency-Key. */

@@ -1,3 +1,4 @@
+import { DuplicatesBody, MergeBody } from '../../schemas/lead-patch.js';
 import { CreateBody, SearchBody } from '../../schemas/v2.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import { COMMON_HEADERS, headerRef, type Json, json, keyedProblems, QUOTA_HEADERS, ref } from './build.js';
@@ -72,6 +73,46 @@ const page = (extra: Json = {}, item: Json = ref('V2Lead')): Json => ({
 });
 const one = { type: 'object', required: ['data'], properties: { data: ref('V2Lead') } };
 
+const ETAG = {
+  ETag: {
+    description:
+      'The lead’s version, a strong entity tag (`"3"`): send it as `If-Match` to change the lead only at that version.',
+    schema: { type: 'string', examples: ['"1"'] },
+  },
+};
+const LEAD_ID = { name: 'leadId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
+const IF_MATCH = {
+  name: 'If-Match',
+  in: 'header',
+  description:
+    'The lead’s ETag as last read: the change happens only while the lead is at that version (else `412`). `*` or no header: the lead as it is — unless the service requires If-Match (`428`).',
+  schema: { type: 'string' },
+  example: '"3"',
+};
+
+/** A group of leads that share a contact value (docs/v2.md "Find duplicates"). */
+const DUPLICATE_GROUP: Json = {
+  type: 'object',
+  required: ['matchedOn', 'leads'],
+  additionalProperties: false,
+  properties: {
+    matchedOn: {
+      type: 'array',
+      description: 'The normalised values at least two of the group’s leads share.',
+      items: {
+        type: 'object',
+        required: ['field', 'value'],
+        additionalProperties: false,
+        properties: {
+          field: { enum: ['email', 'phone'] },
+          value: { type: 'string', description: 'The e-mail trimmed and in lower case; the phone’s digits.' },
+        },
+      },
+    },
+    leads: { type: 'array', items: ref('V2Lead'), description: 'Oldest stored first.' },
+  },
+};
+
 export function v2Operations(): Json[] {
   const op = (operationId: string, summary: string, rest: Json): Json => ({
     operationId,
@@ -131,13 +172,11 @@ export function v2Operations(): Json[] {
       },
     }),
     op('getLead', 'One lead by its leadId', {
-      parameters: [
-        { name: 'leadId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } },
-      ],
+      parameters: [LEAD_ID],
       responses: {
         '200': {
-          description: 'The lead.',
-          headers: OK_HEADERS,
+          description: 'The lead, its version in ETag.',
+          headers: { ...OK_HEADERS, ...ETAG },
           content: json(one, { data: V2_LEAD_EXAMPLE }),
         },
         ...keyedProblems(['not-found', 'lead-merged', ...COMMON]),
@@ -173,9 +212,10 @@ export function v2Operations(): Json[] {
       },
       responses: {
         '201': {
-          description: 'The lead, created (or replayed).',
+          description: 'The lead, created (or replayed). A new lead’s ETag is `"1"`; a replay carries none.',
           headers: {
             ...OK_HEADERS,
+            ...ETAG,
             Location: { description: 'The lead’s URL.', schema: { type: 'string' } },
             'Idempotent-Replayed': {
               description:
@@ -189,6 +229,111 @@ export function v2Operations(): Json[] {
           'invalid-parameters',
           'invalid-request',
           'idempotency-conflict',
+          'payload-too-large',
+          'unsupported-media-type',
+          ...COMMON,
+        ]),
+      },
+    }),
+    op('updateLead', 'Update a lead: a JSON Merge Patch of its writable members', {
+      description:
+        'A member left out stays; `null` removes a value. Every change is announced (`lead.updated`) and moves the lead to the end of the change feed ([Update a lead](/docs/v2#update-a-lead)).',
+      parameters: [LEAD_ID, IF_MATCH],
+      requestBody: {
+        required: true,
+        content: {
+          'application/merge-patch+json': {
+            schema: ref('LeadPatch'),
+            example: { systemFields: { email: 'anna@new.example.com', jobTitle: 'CTO', phone: null } },
+          },
+          'application/json': { schema: ref('LeadPatch') },
+        },
+      },
+      responses: {
+        '200': {
+          description: 'The lead as it is now, its new version in ETag.',
+          headers: { ...OK_HEADERS, ...ETAG },
+          content: json(one, { data: V2_LEAD_EXAMPLE }),
+        },
+        ...keyedProblems([
+          'invalid-parameters',
+          'invalid-request',
+          'forbidden',
+          'not-found',
+          'lead-merged',
+          'precondition-failed',
+          'precondition-required',
+          'payload-too-large',
+          'unsupported-media-type',
+          ...COMMON,
+        ]),
+      },
+    }),
+    op('mergeLeads', 'Merge leads into this one', {
+      description:
+        'The leads named are merged into the lead of the path: it keeps its id and takes their values where it has none; each merged lead answers `410` from then on ([Merge leads](/docs/v2#merge-leads)).',
+      parameters: [LEAD_ID, IF_MATCH],
+      body: MergeBody,
+      requestBody: {
+        required: true,
+        content: json(ref('MergeBody'), { mergeLeadIds: ['01906a3c-5b11-7c20-9d4e-3f5a6b7c8d9e'] }),
+      },
+      responses: {
+        '200': {
+          description: 'The surviving lead as it is now, its version in ETag.',
+          headers: { ...OK_HEADERS, ...ETAG },
+          content: json(one, { data: V2_LEAD_EXAMPLE }),
+        },
+        ...keyedProblems([
+          'invalid-parameters',
+          'invalid-request',
+          'forbidden',
+          'not-found',
+          'lead-merged',
+          'precondition-failed',
+          'precondition-required',
+          'payload-too-large',
+          'unsupported-media-type',
+          ...COMMON,
+        ]),
+      },
+    }),
+    op('findDuplicates', 'Groups of leads that share an e-mail or phone', {
+      description:
+        'Among the leads the key may read: leads linked by a shared normalised e-mail or phone form a group, the largest groups first ([Find duplicates](/docs/v2#find-duplicates)).',
+      body: DuplicatesBody,
+      requestBody: { required: true, content: json(ref('DuplicatesBody'), { limit: 20 }) },
+      responses: {
+        '200': {
+          description: 'The groups; an empty list when there are none.',
+          headers: OK_HEADERS,
+          content: json(
+            {
+              type: 'object',
+              required: ['data'],
+              properties: {
+                data: {
+                  type: 'object',
+                  required: ['groups'],
+                  properties: { groups: { type: 'array', items: DUPLICATE_GROUP } },
+                },
+              },
+            },
+            {
+              data: {
+                groups: [
+                  {
+                    matchedOn: [{ field: 'email', value: 'tobi@example.com' }],
+                    leads: [V2_LEAD_EXAMPLE],
+                  },
+                ],
+              },
+            },
+          ),
+        },
+        ...keyedProblems([
+          'invalid-parameters',
+          'invalid-request',
           'payload-too-large',
           'unsupported-media-type',
           ...COMMON,

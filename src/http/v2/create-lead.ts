@@ -31,6 +31,9 @@ export const createLead: V2Handler = async ({ caller, config, store, now }, requ
     now,
   });
   reply.code(201).header('location', `${V2_PREFIX}/${result.lead.uuid}`);
+  // A new lead is at version 1 (docs/v2.md "Versions"); a replay's lead may have changed since,
+  // so it carries no ETag: read the lead for its version.
   if (result.replayed) reply.header('idempotent-replayed', 'true');
+  else reply.header('etag', '"1"');
   return { data: leadToV2(result.lead) };
 };

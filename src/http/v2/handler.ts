@@ -3,6 +3,7 @@ import type { Config } from '../../config.js';
 import type { Caller } from '../../directory/directory.js';
 import { CursorCodec } from '../../leads/cursor.js';
 import type { RateLimiter } from '../../rate-limit/fixed-window.js';
+import { AppError } from '../../shared/errors.js';
 import type { Store } from '../../store.js';
 import { authenticate } from '../auth.js';
 import { markUsage } from '../count-usage.js';
@@ -25,6 +26,18 @@ export interface V2Context {
   store: Store;
   now: number;
   cursors: () => Promise<CursorCodec>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The path's `{leadId}`, in lower case. Something that is not a UUID names no lead: the same 404
+ * as a lead that does not exist or that the key may not see.
+ */
+export function leadIdOf(request: FastifyRequest): string {
+  const { leadId } = request.params as { leadId: string };
+  if (!UUID.test(leadId)) throw new AppError('not-found', `No lead ${leadId} for this key.`);
+  return leadId.toLowerCase();
 }
 
 export type V2Handler = (ctx: V2Context, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
