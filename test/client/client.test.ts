@@ -188,6 +188,46 @@ for (const engine of enginesUnderTest()) {
       await assert.rejects(following, (e: unknown) => (e as Error).name === 'AbortError');
       assert.deepEqual(got, [added.leadId]);
     });
+
+    test('update and merge: versions as etag, a stale ifMatch is a 412 LeadlineError, duplicates, the merged lead gone', async () => {
+      const client = createLeadline({ baseUrl: base, apiKey: fx.key(BERLIN.member) });
+      const one = await client.leads.create({
+        leadSource: 'MANUAL',
+        systemFields: { fullName: 'Client Patch', email: 'Client.Patch@dup.test' },
+      });
+      const two = await client.leads.create({
+        leadSource: 'MANUAL',
+        systemFields: { companyName: 'Dup Co', email: ' client.patch@dup.test' },
+      });
+      const read = await client.leads.getVersioned(one.leadId);
+      assert.equal(read.etag, '"1"');
+      const updated = await client.leads.update(
+        one.leadId,
+        { systemFields: { jobTitle: 'CTO' } },
+        { ifMatch: read.etag },
+      );
+      assert.equal(updated.etag, '"2"');
+      assert.equal(updated.lead.systemFields.jobTitle, 'CTO');
+      const stale = await client.leads
+        .update(one.leadId, { systemFields: { jobTitle: 'CEO' } }, { ifMatch: read.etag })
+        .catch((e: unknown) => e);
+      assert.ok(stale instanceof LeadlineError);
+      assert.equal(stale.status, 412);
+      assert.match(stale.problem?.type ?? '', /precondition-failed$/);
+      const groups = await client.leads.duplicates();
+      const ours = groups.find((g) => g.leads.some((l) => l.leadId === one.leadId));
+      assert.deepEqual(ours?.matchedOn, [{ field: 'email', value: 'client.patch@dup.test' }]);
+      assert.deepEqual(
+        ours?.leads.map((l) => l.leadId),
+        [one.leadId, two.leadId],
+      );
+      const merged = await client.leads.merge(one.leadId, [two.leadId], { ifMatch: updated.etag });
+      assert.equal(merged.etag, '"3"');
+      assert.equal(merged.lead.systemFields.companyName, 'Dup Co');
+      const gone = await client.leads.get(two.leadId).catch((e: unknown) => e);
+      assert.ok(gone instanceof LeadlineError);
+      assert.equal(gone.status, 410);
+    });
   });
 }
 

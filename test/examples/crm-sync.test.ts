@@ -15,7 +15,7 @@ import { B, BERLIN, buildFixture, type Fixture, importMore, lead } from '../v1/f
 
 /**
  * examples/crm-sync.ts (issue 14 §4): run against a server while leads are created through v2
- * and imported, killed with SIGKILL in the middle, restarted from its saved cursor — and its
+ * and imported, updated and merged (issue 39), killed with SIGKILL in the middle, restarted from its saved cursor — and its
  * mirror then holds exactly the leads the key may see, each as the server gives it, once.
  */
 
@@ -124,14 +124,31 @@ for (const engine of enginesUnderTest()) {
       const member = createLeadline({ baseUrl: base, apiKey: fx.key(BERLIN.member) });
       let made = 0;
       let imported = 0;
+      let changed = 0;
+      const created: string[] = [];
+      // Creates, imports, updates and merges (issue 39): the mirror applies every kind of change.
       const write = async (): Promise<void> => {
-        if (made % 4 === 3) {
+        const kind = made % 6;
+        if (kind === 3) {
           imported++;
           await importMore(fx, [
             lead(BERLIN.member, `sync-${engine}-${imported}`, B + imported, { isLead: true }),
           ]);
+        } else if (kind === 4 && created.length > 0) {
+          changed++;
+          const id = created[made % created.length]!;
+          await member.leads.update(id, { systemFields: { jobTitle: `Title ${made}`, note: null } });
+        } else if (kind === 5 && created.length > 2) {
+          changed++;
+          const [into, gone] = created.splice(0, 2) as [string, string];
+          await member.leads.merge(into, [gone]);
+          created.push(into);
         } else {
-          await member.leads.create({ leadSource: 'MANUAL', systemFields: { fullName: `Sync ${made}` } });
+          const l = await member.leads.create({
+            leadSource: 'MANUAL',
+            systemFields: { fullName: `Sync ${made}`, note: `n${made}` },
+          });
+          created.push(l.leadId);
         }
         made++;
       };
@@ -166,8 +183,8 @@ for (const engine of enginesUnderTest()) {
         await new Promise((r) => child.once('exit', r));
       }
       assert.ok(
-        made >= 60 && imported >= 15,
-        `created and imported leads while it ran (${made}, ${imported})`,
+        made >= 60 && imported >= 10 && changed >= 15,
+        `created, imported, updated and merged leads while it ran (${made}, ${imported}, ${changed})`,
       );
     });
   });
