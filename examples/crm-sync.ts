@@ -13,7 +13,13 @@
  * CRM import, a spreadsheet export or a report at the mirror.
  */
 
-import { createLeadline, type Lead, LeadlineError, type MergedEntry } from '@leadline/client';
+import {
+  createLeadline,
+  type ErasedEntry,
+  type Lead,
+  LeadlineError,
+  type MergedEntry,
+} from '@leadline/client';
 import Database from 'better-sqlite3';
 
 /** A setup problem: one line that says what to fix, exit 1, no stack trace. */
@@ -66,10 +72,13 @@ const savedCursor =
 
 const remove = db.prepare('DELETE FROM leads WHERE lead_id = ?');
 
-/** One page: its leads and the cursor after them, all or nothing. A merged lead is deleted. */
-const writePage = db.transaction((leads: (Lead | MergedEntry)[], cursor: string) => {
+/**
+ * One page: its leads and the cursor after them, all or nothing. A merged lead is deleted, and
+ * so is an erased one — the person asked for every copy to go (docs/privacy.md "Erasure").
+ */
+const writePage = db.transaction((leads: (Lead | MergedEntry | ErasedEntry)[], cursor: string) => {
   for (const lead of leads) {
-    if ('mergedInto' in lead) {
+    if ('mergedInto' in lead || 'erased' in lead) {
       remove.run(lead.leadId);
       continue;
     }

@@ -1,6 +1,7 @@
 import swagger, { type SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { DuplicatesBody, LeadPatch, MergeBody } from '../schemas/lead-patch.js';
+import { ErasureBody, ErasureReceipt } from '../schemas/privacy.js';
 import { V1Lead } from '../schemas/v1-lead.js';
 import { CreateBody, SearchBody, V2Lead } from '../schemas/v2.js';
 import { V2Me } from '../schemas/v2-me.js';
@@ -78,6 +79,10 @@ const TAGS = [
       'The v1 lead retrieval interface, deprecated: new integrations use v2. Every answer carries Deprecation and Link (and Sunset once set).',
   },
   { name: 'admin', description: 'The retirement of v1, for team admins.' },
+  {
+    name: 'privacy',
+    description: 'Personal data: erase a person, with a receipt ([privacy guide](/docs/privacy)).',
+  },
   { name: 'service', description: 'Health, readiness, metrics, documentation pages.' },
   {
     name: 'console',
@@ -143,6 +148,8 @@ function finish(doc: Json): Json {
         WebhookUpdateBody: strip(WebhookUpdateBody),
         LeadCreatedEvent: strip(LeadCreatedEvent),
         WebhookTestEvent: strip(WebhookTestEvent),
+        ErasureBody: strip(ErasureBody),
+        ErasureReceipt: strip(ErasureReceipt),
         Problem: PROBLEM,
       },
       headers: components.headers,

@@ -63,6 +63,11 @@ export interface StoredLead extends Lead {
   mergedInto: string | null;
   /** Where its last change came from; null while it is as stored. */
   changedVia: ChangeSource | null;
+  /**
+   * Erased (docs/privacy.md "Erasure"): a tombstone without personal values, only the change
+   * feed gives it (as `{leadId, erased: true}`), so followers delete their copy.
+   */
+  erased: boolean;
 }
 
 /** v1 members held in typed columns rather than in `Lead.fields`. */

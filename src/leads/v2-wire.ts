@@ -96,6 +96,13 @@ export interface MergedFeedEntry {
  * A change-feed entry: the lead as it is, or — merged into another — the entry that names its
  * survivor, as the feed route answers it.
  */
-export function feedEntryToV2(lead: StoredLead): V2Lead | MergedFeedEntry {
+/** An erased lead's entry in the change feed (docs/privacy.md "Erasure"): a follower deletes it. */
+export interface ErasedFeedEntry {
+  leadId: string;
+  erased: true;
+}
+
+export function feedEntryToV2(lead: StoredLead): V2Lead | MergedFeedEntry | ErasedFeedEntry {
+  if (lead.erased) return { leadId: lead.uuid, erased: true };
   return lead.mergedInto === null ? leadToV2(lead) : { leadId: lead.uuid, mergedInto: lead.mergedInto };
 }

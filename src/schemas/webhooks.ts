@@ -13,7 +13,7 @@ const Url = Type.String({
 const Description = Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
   description: 'A note for people; not sent anywhere.',
 });
-const EventTypes = Type.Array(Type.Enum(['lead.created']), {
+const EventTypes = Type.Array(Type.Enum(['lead.created', 'lead.erased']), {
   minItems: 1,
   uniqueItems: true,
   description: 'The events this endpoint receives. Default: every type.',

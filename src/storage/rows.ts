@@ -62,19 +62,20 @@ export function toLead(r: LeadRow): Lead {
 
 /**
  * A lead with what v2 reads for a change (StoredLead): LEAD_COLUMNS then version, merged_into,
- * changed_via. v1's reads keep to LEAD_COLUMNS: they never need these.
+ * changed_via, whether it was erased (migration 11). v1's reads keep to LEAD_COLUMNS: they never need these.
  */
 export const storedColumns = (email: string) =>
-  `${leadColumns(email)}, l.version, l.merged_into, l.changed_via`;
+  `${leadColumns(email)}, l.version, l.merged_into, l.changed_via, l.erased_at IS NOT NULL`;
 export const STORED_COLUMNS = storedColumns('m.email');
 
-export type StoredRow = [...LeadRow, number, string | null, ChangeSource | null];
+export type StoredRow = [...LeadRow, number, string | null, ChangeSource | null, number | boolean];
 
 export function toStoredLead(r: StoredRow): StoredLead {
   const lead = toLead(r as unknown as LeadRow) as StoredLead;
   lead.version = r[17];
   lead.mergedInto = r[18] === null ? null : String(r[18]);
   lead.changedVia = r[19];
+  lead.erased = r[20] === 1 || r[20] === true;
   return lead;
 }
 

@@ -12,7 +12,7 @@ import { formatInstant } from '../shared/instant.js';
  * lead never exists without its event nor an event without its lead.
  */
 
-export const EVENT_TYPES = ['lead.created', 'lead.updated', 'lead.merged'] as const;
+export const EVENT_TYPES = ['lead.created', 'lead.updated', 'lead.merged', 'lead.erased'] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
@@ -150,6 +150,14 @@ export interface LeadMergedData {
   changeSource: ChangeSource;
 }
 
+/**
+ * The `data` of a `lead.erased` event (docs/privacy.md "Erasure"): the erased lead's id and
+ * nothing else — no personal value, not even the e-mail that was erased.
+ */
+export interface LeadErasedData {
+  leadId: string;
+}
+
 /** The Standard Webhooks payload: `type`, `timestamp` (of the event) and `data`. */
 export interface WebhookEnvelope<T = unknown> {
   type: string;
@@ -174,9 +182,10 @@ export function eventEnvelope(
   event: WebhookEvent,
   lead: Lead,
   withPrevious: boolean,
-): WebhookEnvelope<V2Lead | LeadUpdatedData | LeadMergedData> {
+): WebhookEnvelope<V2Lead | LeadUpdatedData | LeadMergedData | LeadErasedData> {
   const timestamp = formatInstant(event.createdAt);
   const change = event.change;
+  if (event.type === 'lead.erased') return { type: event.type, timestamp, data: { leadId: lead.uuid } };
   if (event.type === 'lead.created' || change === null) return leadCreatedEnvelope(event, lead);
   if (event.type === 'lead.merged') {
     return {

@@ -401,6 +401,24 @@ for (const engine of enginesUnderTest())
       await send({ method: 'DELETE', url: doomedUrl, headers: bearer(keys.admin!), status: 204 });
       await send({ method: 'DELETE', url: doomedUrl, headers: bearer(keys.admin!), status: 404 });
 
+      // Erasure (docs/privacy.md): an address no fixture lead holds, so later requests are unchanged.
+      const erasures = '/api/pub/v2/erasures';
+      const erased = await send({
+        url: erasures,
+        ...json(keys.admin!, { email: 'erase-me@contract.test' }),
+        status: 201,
+      });
+      const receiptUrl = `${erasures}/${(JSON.parse(erased.body) as { data: { erasureId: string } }).data.erasureId}`;
+      await send({ url: erasures, ...json(keys.admin!, { leadIds: [UNKNOWN_UUID] }), status: 400 });
+      await send({ url: erasures, ...json(keys.admin!, { email: 'x', leadIds: [] }), status: 400 });
+      await send({ url: erasures, ...json(keys.member!, { email: 'erase-me@contract.test' }), status: 403 });
+      await send({ url: erasures, ...json('nope', {}), status: 401 });
+      await send({ method: 'GET', url: erasures, headers: bearer(keys.admin!), status: 405 });
+      await both({ method: 'GET', url: receiptUrl, headers: bearer(keys.admin!), status: 200 });
+      await both({ method: 'GET', url: receiptUrl, headers: bearer(keys.other!), status: 404 });
+      await both({ method: 'GET', url: receiptUrl, headers: bearer(keys.member!), status: 403 });
+      await send({ method: 'DELETE', url: receiptUrl, headers: bearer(keys.admin!), status: 405 });
+
       // v1: the five operations, their parameters, ETags, the retirement's refusals.
       const range = 'start=1719792000000&end=1719878400000';
       const v1: [string, string, string][] = [

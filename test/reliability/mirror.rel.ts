@@ -14,7 +14,7 @@ import { load } from '../support/helpers.js';
  * random mix of creates, updates, merges and re-imports (MIRROR_OPS, 10,000 by default) by 4
  * concurrent writer processes, one of them SIGKILLed in the middle (a replacement does its
  * remaining operations): 0 missed, 0 stale, and no merged lead left in it — on every engine.
- * The follower applies each entry in feed order: a lead with `mergedInto` is deleted, any other
+ * The follower applies each entry in feed order: a lead with `mergedInto` (or erased) is deleted, any other
  * replaces what it had.
  */
 const OPS = Number(process.env.MIRROR_OPS ?? 10_000);
@@ -74,7 +74,7 @@ for (const engine of enginesUnderTest()) {
         for (;;) {
           const page = await store.leads.changes({ teamId: TEAM }, cursor, 500);
           for (const l of page.leads as StoredLead[]) {
-            if (l.mergedInto === null) mirror.set(l.uuid, JSON.stringify(leadToV2(l)));
+            if (l.mergedInto === null && !l.erased) mirror.set(l.uuid, JSON.stringify(leadToV2(l)));
             else mirror.delete(l.uuid);
           }
           seen += page.leads.length;

@@ -56,9 +56,18 @@ export interface MergedEntry {
   mergedInto: string;
 }
 
+/** An erased lead's entry in the change feed: delete `leadId` from a mirror (docs/privacy.md). */
+export interface ErasedEntry {
+  leadId: string;
+  erased: true;
+}
+
 export interface ChangesPage {
-  /** The leads as they are now, in the order of their last change; a merged lead as a `MergedEntry`. */
-  leads: (Lead | MergedEntry)[];
+  /**
+   * The leads as they are now, in the order of their last change; a merged lead as a
+   * `MergedEntry`, an erased one as an `ErasedEntry`.
+   */
+  leads: (Lead | MergedEntry | ErasedEntry)[];
   cursor: string;
 }
 

@@ -484,6 +484,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pub/v2/erasures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a person: every lead holding an e-mail, or leads by id
+         * @description Team admins only, for their own team ([privacy guide](/docs/privacy)). The e-mail goes in the body, never in the URL.
+         */
+        post: operations["createErasure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/v2/erasures/{erasureId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One erasure’s receipt
+         * @description Team admins only, for their own team ([privacy guide](/docs/privacy)). The e-mail goes in the body, never in the URL.
+         */
+        get: operations["getErasure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** One erasure’s receipt (HEAD: its headers, no body) */
+        head: operations["getErasureHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/pub/v2/webhooks": {
         parameters: {
             query?: never;
@@ -1205,7 +1246,7 @@ export interface components {
             /** @description A note for people; not sent anywhere. */
             description?: string | null;
             /** @description The events this endpoint receives. Default: every type. */
-            eventTypes?: "lead.created"[];
+            eventTypes?: ("lead.created" | "lead.erased")[];
             /** @description Only leads collected by these members of the team; null: every member. */
             memberIds?: number[] | null;
             /** @description Only leads collected by a current member of these subteams; null: every subteam. With memberIds: either's leads. */
@@ -1218,7 +1259,7 @@ export interface components {
             /** @description A note for people; not sent anywhere. */
             description?: string | null;
             /** @description The events this endpoint receives. Default: every type. */
-            eventTypes?: "lead.created"[];
+            eventTypes?: ("lead.created" | "lead.erased")[];
             /** @description Only leads collected by these members of the team; null: every member. */
             memberIds?: number[] | null;
             /** @description Only leads collected by a current member of these subteams; null: every subteam. With memberIds: either's leads. */
@@ -1286,6 +1327,43 @@ export interface components {
             data: {
                 /** @description The endpoint the test was sent to. */
                 endpointId: string;
+            };
+        };
+        ErasureBody: {
+            /** @description The person's e-mail: every lead of the team holding it (compared trimmed, lower case). */
+            email?: string;
+            /** @description Leads of the team to erase, by leadId. One of `email` and `leadIds`. */
+            leadIds?: string[];
+        };
+        ErasureReceipt: {
+            /** Format: uuid */
+            erasureId: string;
+            /** @description The team erased in; null: every team (an operator erasure). */
+            teamId: number | null;
+            /** Format: date-time */
+            requestedAt: string;
+            requestedBy: {
+                /** @constant */
+                via: "key";
+                keyId: number;
+                memberId: number;
+            } | {
+                /** @constant */
+                via: "operator";
+            };
+            /** @description HMAC-SHA256 (hex) of the normalised e-mail under this store's own key — never the e-mail; null: by lead ids. */
+            emailHash: string | null;
+            /** @description How many lead ids the request named. */
+            leadIds: number;
+            /** @description What was removed, place by place (docs/privacy.md). */
+            counts: {
+                leads: number;
+                mergedLeads: number;
+                searchRows: number;
+                webhookEvents: number;
+                webhookDeliveries: number;
+                webhookAttempts: number;
+                idempotencyKeys: number;
             };
         };
         /**
@@ -3961,7 +4039,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`. */
+            /** @description Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`, an erased one as `{leadId, erased: true}`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -3981,6 +4059,14 @@ export interface operations {
                                  * @description The lead it was merged into.
                                  */
                                 mergedInto: string;
+                            } | {
+                                /** Format: uuid */
+                                leadId: string;
+                                /**
+                                 * @description The lead was erased: delete every copy of it.
+                                 * @constant
+                                 */
+                                erased: true;
                             })[];
                             nextCursor: string | null;
                             pollCursor: string;
@@ -4067,7 +4153,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`. */
+            /** @description Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`, an erased one as `{leadId, erased: true}`. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5118,6 +5204,388 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    createErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "anna@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ErasureBody"];
+            };
+        };
+        responses: {
+            /** @description Erased, in one transaction; the e-mail is suppressed from now on. The receipt never holds the e-mail. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    /** @description The receipt’s URL. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "erasureId": "0196a2c4-7a10-7000-8000-00000000e1a5",
+                     *         "teamId": 1,
+                     *         "requestedAt": "2026-11-29T07:00:00.000Z",
+                     *         "requestedBy": {
+                     *           "via": "key",
+                     *           "keyId": 12,
+                     *           "memberId": 11
+                     *         },
+                     *         "emailHash": "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00",
+                     *         "leadIds": 0,
+                     *         "counts": {
+                     *           "leads": 2,
+                     *           "mergedLeads": 0,
+                     *           "searchRows": 2,
+                     *           "webhookEvents": 3,
+                     *           "webhookDeliveries": 3,
+                     *           "webhookAttempts": 4,
+                     *           "idempotencyKeys": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ErasureReceipt"];
+                    };
+                };
+            };
+            /**
+             * @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why.
+             *
+             *     `invalid-request`: The request could not be read.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: POST. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Request bodies are JSON: send Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getErasure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                erasureId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "erasureId": "0196a2c4-7a10-7000-8000-00000000e1a5",
+                     *         "teamId": 1,
+                     *         "requestedAt": "2026-11-29T07:00:00.000Z",
+                     *         "requestedBy": {
+                     *           "via": "key",
+                     *           "keyId": 12,
+                     *           "memberId": 11
+                     *         },
+                     *         "emailHash": "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00",
+                     *         "leadIds": 0,
+                     *         "counts": {
+                     *           "leads": 2,
+                     *           "mergedLeads": 0,
+                     *           "searchRows": 2,
+                     *           "webhookEvents": 3,
+                     *           "webhookDeliveries": 3,
+                     *           "webhookAttempts": 4,
+                     *           "idempotencyKeys": 1
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["ErasureReceipt"];
+                    };
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getErasureHead: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                erasureId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -56,6 +56,17 @@ const MERGED_ENTRY: Json = {
   },
 };
 
+/** An erased lead's entry in the change feed (docs/privacy.md "Erasure"): a follower deletes it. */
+const ERASED_ENTRY: Json = {
+  type: 'object',
+  required: ['leadId', 'erased'],
+  additionalProperties: false,
+  properties: {
+    leadId: { type: 'string', format: 'uuid' },
+    erased: { type: 'boolean', const: true, description: 'The lead was erased: delete every copy of it.' },
+  },
+};
+
 const page = (extra: Json = {}, item: Json = ref('V2Lead')): Json => ({
   type: 'object',
   required: ['data'],
@@ -164,9 +175,12 @@ export function v2Operations(): Json[] {
       ],
       responses: {
         '200': {
-          description: 'Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`.',
+          description:
+            'Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`, an erased one as `{leadId, erased: true}`.',
           headers: OK_HEADERS,
-          content: json(page({ pollCursor: { type: 'string' } }, { oneOf: [ref('V2Lead'), MERGED_ENTRY] })),
+          content: json(
+            page({ pollCursor: { type: 'string' } }, { oneOf: [ref('V2Lead'), MERGED_ENTRY, ERASED_ENTRY] }),
+          ),
         },
         ...keyedProblems(['invalid-parameters', ...COMMON]),
       },

@@ -1,8 +1,10 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { AppError } from '../../shared/errors.js';
 import { routeSchema } from '../route-schema.js';
+import { createErasure, ERASURES_PREFIX } from './create-erasure.js';
 import { createLead } from './create-lead.js';
 import { findDuplicates } from './find-duplicates.js';
+import { getErasure } from './get-erasure.js';
 import { getLead } from './get-lead.js';
 import { getMe } from './get-me.js';
 import { cursorCodec, V2_PREFIX, type V2Deps, type V2Handler, v2Route } from './handler.js';
@@ -35,6 +37,13 @@ export async function v2Routes(app: FastifyInstance, deps: V2Deps): Promise<void
     { name: 'mergeLeads', url: `${V2_PREFIX}/:leadId/merge`, methods: ['POST'], handler: mergeLeads },
     { name: 'createLead', url: V2_PREFIX, methods: ['POST'], handler: createLead },
     { name: 'getMe', url: '/api/pub/v2/me', methods: ['GET', 'HEAD'], handler: getMe },
+    { name: 'createErasure', url: ERASURES_PREFIX, methods: ['POST'], handler: createErasure },
+    {
+      name: 'getErasure',
+      url: `${ERASURES_PREFIX}/:erasureId`,
+      methods: ['GET', 'HEAD'],
+      handler: getErasure,
+    },
   ];
   const allowed = new Map<string, HTTPMethods[]>();
   for (const r of routes) allowed.set(r.url, [...(allowed.get(r.url) ?? []), ...r.methods]);

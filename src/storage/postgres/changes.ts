@@ -16,7 +16,7 @@ class Stale extends Error {}
 
 /**
  * Lead updates and merges on PostgreSQL, each one transaction with its outbox events. A change
- * is a conditional UPDATE (`version = $expected AND merged_into IS NULL`): of two writers on one
+ * is a conditional UPDATE (`version = $expected AND merged_into IS NULL AND erased_at IS NULL`): of two writers on one
  * version the second waits for the first's row lock, then finds the row at another version and
  * writes nothing (READ COMMITTED re-checks the condition on the row as committed).
  */
@@ -43,14 +43,14 @@ export class PostgresLeadChanges {
           await tx`WITH m AS (UPDATE leads SET merged_into = ${survivor.uuid}, txid = ${tx.unsafe(THIS_TXID)},
             version = version + 1, changed_via = ${survivor.source}, changed_at = ${survivor.at}
           WHERE team_id = ${survivor.teamId} AND uuid = ${merged.uuid} AND version = ${merged.version}
-            AND merged_into IS NULL RETURNING team_id, seq)
+            AND merged_into IS NULL AND erased_at IS NULL RETURNING team_id, seq)
           ${event(tx, 'lead.merged', survivor.at, data)}`;
         if (rows.length === 0) throw new Stale();
       }
       if (sameValues(survivor.before, survivor.values)) {
         const [at] =
           await tx`SELECT 1 FROM leads WHERE team_id = ${survivor.teamId} AND uuid = ${survivor.uuid}
-          AND version = ${survivor.version} AND merged_into IS NULL`;
+          AND version = ${survivor.version} AND merged_into IS NULL AND erased_at IS NULL`;
         if (at === undefined) throw new Stale();
       } else await write(tx, survivor);
       return read(tx, survivor.teamId, survivor.uuid);
@@ -88,7 +88,7 @@ async function write(tx: TransactionSql, c: LeadUpdate): Promise<void> {
       source = ${v.source}, has_email = ${c.hasEmail}, first_name = ${v.firstName}, last_name = ${v.lastName},
       text_fields = ${tx.array(c.text)}::text[], search = ${searchText(c.text)},
       txid = ${tx.unsafe(THIS_TXID)}, version = version + 1, changed_via = ${c.source}, changed_at = ${c.at}
-    WHERE team_id = ${c.teamId} AND uuid = ${c.uuid} AND version = ${c.version} AND merged_into IS NULL
+    WHERE team_id = ${c.teamId} AND uuid = ${c.uuid} AND version = ${c.version} AND merged_into IS NULL AND erased_at IS NULL
     RETURNING team_id, seq)
     ${event(tx, 'lead.updated', c.at, data)}`;
   if (rows.length === 0) throw new Stale();

@@ -237,7 +237,7 @@ export class PostgresImportWriter implements ImportWriter {
           changed_via = CASE WHEN leads.txid = EXCLUDED.txid THEN leads.changed_via ELSE 'import' END,
           changed_at = CASE WHEN leads.txid = EXCLUDED.txid THEN leads.changed_at ELSE ${this.now} END,
           txid = EXCLUDED.txid
-        WHERE leads.merged_into IS NULL AND (leads.time, leads.user_pid, leads.kind, leads.location_shared,
+        WHERE leads.merged_into IS NULL AND leads.erased_at IS NULL AND (leads.time, leads.user_pid, leads.kind, leads.location_shared,
             leads.lat, leads.long, leads.fields, leads.source, leads.first_name, leads.last_name)
           IS DISTINCT FROM (EXCLUDED.time, EXCLUDED.user_pid, EXCLUDED.kind, EXCLUDED.location_shared,
             EXCLUDED.lat, EXCLUDED.long, EXCLUDED.fields, EXCLUDED.source, EXCLUDED.first_name, EXCLUDED.last_name)

@@ -65,13 +65,13 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 const SUBTEAM_LEAD = `(SELECT ${LEAD_COLUMNS} FROM (SELECT * FROM leads
       WHERE team_id = $1 ORDER BY epoch DESC, seq DESC LIMIT ${SUBTEAM_WINDOW}) l
     JOIN members m ON m.id = l.member_id
-    WHERE l.merged_into IS NULL AND EXISTS (SELECT 1 FROM subteam_members sm WHERE sm.team_id = $1 AND sm.subteam_id = $2
+    WHERE l.merged_into IS NULL AND l.erased_at IS NULL AND EXISTS (SELECT 1 FROM subteam_members sm WHERE sm.team_id = $1 AND sm.subteam_id = $2
       AND sm.member_id = l.member_id AND sm.is_member)
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1)
   UNION ALL
   (SELECT ${LEAD_COLUMNS} FROM subteam_members sm
     CROSS JOIN LATERAL (SELECT * FROM leads l2 WHERE l2.team_id = sm.team_id AND l2.member_id = sm.member_id
-      AND l2.merged_into IS NULL ORDER BY l2.epoch DESC, l2.seq DESC LIMIT 1) l
+      AND l2.merged_into IS NULL AND l2.erased_at IS NULL ORDER BY l2.epoch DESC, l2.seq DESC LIMIT 1) l
     JOIN members m ON m.id = l.member_id
     WHERE sm.team_id = $1 AND sm.subteam_id = $2 AND sm.is_member
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1)
@@ -80,20 +80,20 @@ const SUBTEAM_LEAD = `(SELECT ${LEAD_COLUMNS} FROM (SELECT * FROM leads
 /** The read queries; the same shapes as on SQLite, every one an index walk leading with team_id. */
 export const PG_LEAD_QUERIES = {
   lastOfMember: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
-    WHERE l.team_id = $1 AND l.member_id = $2 AND l.merged_into IS NULL ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+    WHERE l.team_id = $1 AND l.member_id = $2 AND l.merged_into IS NULL AND l.erased_at IS NULL ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   lastOfTeam: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
-    WHERE l.team_id = $1 AND l.merged_into IS NULL ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+    WHERE l.team_id = $1 AND l.merged_into IS NULL AND l.erased_at IS NULL ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   // v1 getLastLeadSubTeam in one round trip: whether subteam $2 is team $1's and member $3
   // administers it (PG_SUBTEAM_ACCESS; no row: not the team's), its last lead beside (SUBTEAM_LEAD).
   lastOfSubteam: `SELECT a.is_admin, l.* FROM (${PG_SUBTEAM_ACCESS}) a
     LEFT JOIN LATERAL (${SUBTEAM_LEAD}) l ON true`,
   memberRange: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
     WHERE l.team_id = $1 AND l.member_id = $2 AND (l.epoch, l.seq) > ($3, $4) AND l.epoch < $5
-      AND l.merged_into IS NULL
+      AND l.merged_into IS NULL AND l.erased_at IS NULL
     ORDER BY l.epoch, l.seq LIMIT $6`,
   teamRange: `SELECT ${LEAD_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
     WHERE l.team_id = $1 AND (l.epoch, l.seq) > ($2, $3) AND l.epoch < $4
-      AND l.merged_into IS NULL
+      AND l.merged_into IS NULL AND l.erased_at IS NULL
     ORDER BY l.epoch, l.seq LIMIT $5`,
 };
 
@@ -208,7 +208,7 @@ export class PostgresLeadStore implements LeadStore {
     const last = rows[rows.length - 1];
     return {
       leads: rows.map((r) => toStoredLead(r.slice(0, -1) as unknown as StoredRow)),
-      next: formatFeedPosition(last === undefined ? from : { txid: last[20], seq: last[0] }),
+      next: formatFeedPosition(last === undefined ? from : { txid: last[21], seq: last[0] }),
     };
   }
 

@@ -345,6 +345,38 @@ const MIGRATIONS: Migration[] = [
       ANALYZE leads;
     `,
   },
+  {
+    version: 11,
+    name: 'erasure',
+    // As SQLite's migration 11 (docs/privacy.md "Erasure", issue 40): the erased lead's tombstone
+    // columns, the indexes an erasure finds its rows by, receipts and suppressions. ANALYZE: as
+    // in 10, so the planner knows `erased_at IS NULL` holds for nearly every row.
+    sql: `
+      ALTER TABLE leads ADD COLUMN erased_at bigint, ADD COLUMN erasure_id uuid;
+      CREATE INDEX leads_merged_into ON leads(merged_into) WHERE merged_into IS NOT NULL;
+      CREATE INDEX webhook_events_lead ON webhook_events(team_id, lead_seq);
+      CREATE TABLE erasures (
+        id uuid PRIMARY KEY,
+        team_id bigint,
+        requested_via text NOT NULL CHECK (requested_via IN ('key', 'operator')),
+        requested_by_key bigint,
+        requested_by_member bigint,
+        requested_at bigint NOT NULL,
+        email_hash text,
+        lead_ids integer NOT NULL,
+        counts text NOT NULL
+      );
+      CREATE INDEX erasures_requested ON erasures(requested_at);
+      CREATE TABLE suppressions (
+        team_id bigint,
+        email_hash text NOT NULL,
+        created_at bigint NOT NULL,
+        erasure_id uuid
+      );
+      CREATE UNIQUE INDEX suppressions_key ON suppressions((coalesce(team_id, -1)), email_hash);
+      ANALYZE leads;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -38,7 +38,7 @@ function scopeCondition(scope: LeadScope, p: Params): string {
 }
 
 /** LIKE pattern matching `value` anywhere, with LIKE's own wildcards taken literally. */
-function containsPattern(value: string): string {
+export function containsPattern(value: string): string {
   return `%${value.replace(/[\\%_]/g, '\\$&')}%`;
 }
 
@@ -70,7 +70,7 @@ export function searchQuery(
   trgm: string,
 ): Query {
   const p = new Params();
-  const where = [scopeCondition(filter.scope, p), 'l.merged_into IS NULL'];
+  const where = [scopeCondition(filter.scope, p), 'l.merged_into IS NULL AND l.erased_at IS NULL'];
   if (filter.start !== null) where.push(`l.epoch >= ${p.add(filter.start)}`);
   if (filter.end !== null) where.push(`l.epoch < ${p.add(filter.end)}`);
   if (filter.sources !== null) where.push(`l.source = ANY(${p.add(filter.sources)}::text[])`);
@@ -93,7 +93,9 @@ export function byUuidQuery(scope: LeadScope, uuid: string): Query | null {
   const p = new Params();
   const scoped = scopeCondition(scope, p);
   return {
-    text: `SELECT ${STORED_COLUMNS} ${FROM} WHERE ${scoped} AND l.uuid = ${p.add(uuid)}::uuid`,
+    // An erased lead is as one that does not exist (docs/privacy.md "Erasure").
+    text: `SELECT ${STORED_COLUMNS} ${FROM} WHERE ${scoped} AND l.uuid = ${p.add(uuid)}::uuid
+      AND l.erased_at IS NULL`,
     params: p.values,
   };
 }
@@ -137,7 +139,7 @@ export function changesQuery(scope: LeadScope, after: FeedPosition, limit: numbe
 export function scanQuery(scope: LeadScope, afterSeq: number, limit: number): Query {
   const p = new Params();
   const scoped = scopeCondition(scope, p);
-  const text = `SELECT ${STORED_COLUMNS} ${FROM} WHERE ${scoped} AND l.merged_into IS NULL
+  const text = `SELECT ${STORED_COLUMNS} ${FROM} WHERE ${scoped} AND l.merged_into IS NULL AND l.erased_at IS NULL
       AND l.seq > ${p.add(afterSeq)} ORDER BY l.seq LIMIT ${p.add(limit)}`;
   return { text, params: p.values };
 }

@@ -7,6 +7,7 @@ import type { MigrationReport, Store } from '../../store.js';
 import { PostgresConsoleStore } from './console.js';
 import { PostgresDeliveryStore } from './deliveries.js';
 import { PostgresDirectoryStore } from './directory.js';
+import { PostgresErasureStore } from './erasure.js';
 import { PostgresImportWriter } from './import.js';
 import { KEYS_CHANNEL, PostgresKeyStore } from './keys.js';
 import { PostgresLeadStore } from './leads.js';
@@ -71,6 +72,8 @@ export class PostgresStore implements Store {
   readonly webhooks: PostgresWebhookStore;
   readonly deliveries: PostgresDeliveryStore;
   readonly console: PostgresConsoleStore;
+  /** On the primary: an erasure reads what it erases, and a suppression must never be read stale. */
+  readonly erasures: PostgresErasureStore;
 
   private constructor(
     private readonly sql: Sql,
@@ -86,6 +89,7 @@ export class PostgresStore implements Store {
     this.webhooks = new PostgresWebhookStore(sql);
     this.deliveries = new PostgresDeliveryStore(sql);
     this.console = new PostgresConsoleStore(sql);
+    this.erasures = new PostgresErasureStore(sql);
   }
 
   /**

@@ -62,15 +62,15 @@ export class SqliteLeadChanges {
       write: db.prepare(`UPDATE leads SET time = ?, user_pid = ?, kind = ?, location_shared = ?, lat = ?,
           long = ?, fields = ?, source = ?, has_email = ?, first_name = ?, last_name = ?, pos = ?,
           version = version + 1, changed_via = ?, changed_at = ?
-        WHERE team_id = ? AND uuid = ? AND version = ? AND merged_into IS NULL RETURNING seq`),
+        WHERE team_id = ? AND uuid = ? AND version = ? AND merged_into IS NULL AND erased_at IS NULL RETURNING seq`),
       current: db
         .prepare(
-          'SELECT seq FROM leads WHERE team_id = ? AND uuid = ? AND version = ? AND merged_into IS NULL',
+          'SELECT seq FROM leads WHERE team_id = ? AND uuid = ? AND version = ? AND merged_into IS NULL AND erased_at IS NULL',
         )
         .pluck(),
       mergeInto:
         db.prepare(`UPDATE leads SET merged_into = ?, pos = ?, version = version + 1, changed_via = ?,
-          changed_at = ? WHERE team_id = ? AND uuid = ? AND version = ? AND merged_into IS NULL RETURNING seq`),
+          changed_at = ? WHERE team_id = ? AND uuid = ? AND version = ? AND merged_into IS NULL AND erased_at IS NULL RETURNING seq`),
       deleteText: db.prepare(DELETE_LEAD_TEXT),
       insertText: db.prepare(INSERT_LEAD_TEXT),
       updated: db.prepare(insertEvent('lead.updated')),

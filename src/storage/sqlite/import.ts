@@ -200,7 +200,7 @@ export class SqliteImportWriter implements ImportWriter {
       const lead = toStoredLead(stored);
       const after = newValues(l);
       seqs[i] = null;
-      if (lead.mergedInto !== null || sameValues(valuesOf(lead), after)) continue;
+      if (lead.mergedInto !== null || lead.erased || sameValues(valuesOf(lead), after)) continue;
       // Stored earlier in this import: its last values win, its first place and event stand.
       const earlier = lead.seq > before || this.changedNow.has(lead.seq);
       if (!earlier) {

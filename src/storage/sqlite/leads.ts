@@ -55,9 +55,9 @@ const COLUMNS = leadColumns('(SELECT m.email FROM members m WHERE m.id = l.membe
 /** The read queries, exported so a test can check each one's plan is an index walk. */
 export const LEAD_QUERIES = {
   lastOfMember: `SELECT ${COLUMNS} FROM leads l
-    WHERE l.team_id = ? AND l.member_id = ? AND l.merged_into IS NULL ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+    WHERE l.team_id = ? AND l.member_id = ? AND l.merged_into IS NULL AND l.erased_at IS NULL ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   lastOfTeam: `SELECT ${COLUMNS} FROM leads l
-    WHERE l.team_id = ? AND l.merged_into IS NULL ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
+    WHERE l.team_id = ? AND l.merged_into IS NULL AND l.erased_at IS NULL ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   // A subteam's last lead, in two plans (see lastOfSubteam). First the team's newest leads, newest
   // first, down to `recentWindow`'s bound, stopping at the first whose member is in the subteam.
   // Membership is a scalar subquery, one primary-key look-up per lead: written as EXISTS, SQLite
@@ -65,7 +65,7 @@ export const LEAD_QUERIES = {
   // against 5 µs for this statement on a 10k-lead store with a 500-member subteam
   // (bench/sqlite-statistics.ts).
   recentOfSubteam: `SELECT ${COLUMNS} FROM leads l
-    WHERE l.team_id = ? AND (l.epoch, l.seq) >= (?, ?) AND l.merged_into IS NULL AND (SELECT sm.is_member FROM subteam_members sm
+    WHERE l.team_id = ? AND (l.epoch, l.seq) >= (?, ?) AND l.merged_into IS NULL AND l.erased_at IS NULL AND (SELECT sm.is_member FROM subteam_members sm
       WHERE sm.team_id = l.team_id AND sm.subteam_id = ? AND sm.member_id = l.member_id) = 1
     ORDER BY l.epoch DESC, l.seq DESC LIMIT 1`,
   // ... the bound: the (epoch, seq) of the team's SUBTEAM_WINDOW-th newest lead, none if it has fewer
@@ -76,7 +76,7 @@ export const LEAD_QUERIES = {
   lastOfSubteam: `SELECT ${LEAD_COLUMNS} FROM subteam_members sm
     JOIN leads l ON l.seq = (
       SELECT l2.seq FROM leads l2 WHERE l2.team_id = sm.team_id AND l2.member_id = sm.member_id
-        AND l2.merged_into IS NULL
+        AND l2.merged_into IS NULL AND l2.erased_at IS NULL
       ORDER BY l2.epoch DESC, l2.seq DESC LIMIT 1)
     JOIN members m ON m.id = l.member_id
     WHERE sm.team_id = ? AND sm.subteam_id = ? AND sm.is_member = 1
@@ -84,11 +84,11 @@ export const LEAD_QUERIES = {
   // Keyset pages: (epoch, seq) strictly after the last row sent, so each batch is a fresh read.
   memberRange: `SELECT ${COLUMNS} FROM leads l
     WHERE l.team_id = ? AND l.member_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
-      AND l.merged_into IS NULL
+      AND l.merged_into IS NULL AND l.erased_at IS NULL
     ORDER BY l.epoch, l.seq LIMIT ?`,
   teamRange: `SELECT ${COLUMNS} FROM leads l
     WHERE l.team_id = ? AND (l.epoch, l.seq) > (?, ?) AND l.epoch < ?
-      AND l.merged_into IS NULL
+      AND l.merged_into IS NULL AND l.erased_at IS NULL
     ORDER BY l.epoch, l.seq LIMIT ?`,
 };
 
@@ -202,7 +202,7 @@ export class SqliteLeadStore implements LeadStore {
     const last = rows.at(-1);
     return {
       leads: rows.map((r) => toStoredLead(r.slice(0, -1) as unknown as StoredRow)),
-      next: last === undefined ? (after ?? '0') : String(last[20]),
+      next: last === undefined ? (after ?? '0') : String(last[21]),
     };
   }
 

@@ -318,6 +318,43 @@ const MIGRATIONS: Migration[] = [
       ALTER TABLE webhook_events ADD COLUMN data TEXT;
     `,
   },
+  {
+    version: 11,
+    name: 'erasure',
+    // docs/privacy.md "Erasure" (issue 40). An erased lead keeps its row as a tombstone (every
+    // personal column wiped, `erased_at` set, moved to the end of the feed) so followers of the
+    // feed learn to delete it; every read that leaves merged leads out leaves erased ones out too.
+    // leads_merged_into finds the leads merged into an erased one; webhook_events_lead a lead's
+    // events (both erased with it). `erasures`: the receipts (the e-mail only as a keyed hash);
+    // `suppressions`: erased e-mails refused from then on (team_id NULL: every team).
+    // FTS5's secure-delete: a deleted lead_text row leaves no trigram behind in the index's pages.
+    sql: `
+      ALTER TABLE leads ADD COLUMN erased_at INTEGER;
+      ALTER TABLE leads ADD COLUMN erasure_id TEXT;
+      CREATE INDEX leads_merged_into ON leads(merged_into) WHERE merged_into IS NOT NULL;
+      CREATE INDEX webhook_events_lead ON webhook_events(team_id, lead_seq);
+      CREATE TABLE erasures (
+        id TEXT PRIMARY KEY,
+        team_id INTEGER,
+        requested_via TEXT NOT NULL CHECK (requested_via IN ('key', 'operator')),
+        requested_by_key INTEGER,
+        requested_by_member INTEGER,
+        requested_at INTEGER NOT NULL,
+        email_hash TEXT,
+        lead_ids INTEGER NOT NULL,
+        counts TEXT NOT NULL
+      );
+      CREATE INDEX erasures_requested ON erasures(requested_at);
+      CREATE TABLE suppressions (
+        team_id INTEGER,
+        email_hash TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        erasure_id TEXT
+      );
+      CREATE UNIQUE INDEX suppressions_key ON suppressions(coalesce(team_id, -1), email_hash);
+      INSERT INTO lead_text (lead_text, rank) VALUES ('secure-delete', 1);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -106,7 +106,7 @@ export function searchQuery(
   const where: string[] = [];
   const params: unknown[] = [];
   scopeConditions(filter.scope, where, params);
-  where.push('l.merged_into IS NULL');
+  where.push('l.merged_into IS NULL AND l.erased_at IS NULL');
   const dir = direction === 'ASC' ? 'ASC' : 'DESC';
   if (after !== null) {
     where.push(`(l.epoch, l.seq) ${dir === 'ASC' ? '>' : '<'} (?, ?)`);
@@ -136,9 +136,12 @@ export function searchQuery(
   };
 }
 
-/** A merged lead too: get-by-id tells it from one that does not exist (mergedInto). */
+/**
+ * A merged lead too: get-by-id tells it from one that does not exist (mergedInto). An erased one
+ * is as one that does not exist (docs/privacy.md "Erasure": a 404 says no more than that).
+ */
 export function byUuidQuery(scope: LeadScope, uuid: string): Query {
-  const where = ['l.uuid = ?'];
+  const where = ['l.uuid = ?', 'l.erased_at IS NULL'];
   const params: unknown[] = [uuid];
   scopeConditions(scope, where, params);
   return { sql: `${SELECT_STORED} WHERE ${where.join(' AND ')}`, params };
@@ -146,7 +149,7 @@ export function byUuidQuery(scope: LeadScope, uuid: string): Query {
 
 /**
  * The feed in `pos` order (migration 10): a change moves a lead to the end. Positions are drawn
- * under the write lock (FeedClock), so pos order is commit order. Merged leads are in it.
+ * under the write lock (FeedClock), so pos order is commit order. Merged and erased leads are in it.
  */
 export function changesQuery(scope: LeadScope, afterPos: number, limit: number): Query {
   const where: string[] = [];
@@ -162,7 +165,7 @@ export function scanQuery(scope: LeadScope, afterSeq: number, limit: number): Qu
   const where: string[] = [];
   const params: unknown[] = [];
   scopeConditions(scope, where, params);
-  where.push('l.seq > ?', 'l.merged_into IS NULL');
+  where.push('l.seq > ?', 'l.merged_into IS NULL AND l.erased_at IS NULL');
   params.push(afterSeq, limit);
   return { sql: `${SELECT_STORED} WHERE ${where.join(' AND ')} ORDER BY l.seq LIMIT ?`, params };
 }

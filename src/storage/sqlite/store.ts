@@ -6,6 +6,7 @@ import { MigrationError } from '../../store.js';
 import { SqliteConsoleStore } from './console.js';
 import { SqliteDeliveryStore } from './deliveries.js';
 import { SqliteDirectoryStore } from './directory.js';
+import { SqliteErasureStore } from './erasure.js';
 import { createStoreFile } from './file.js';
 import { SqliteImportWriter } from './import.js';
 import { SqliteKeyStore } from './keys.js';
@@ -27,6 +28,7 @@ export class SqliteStore implements Store {
   private webhookStore?: SqliteWebhookStore;
   private deliveryStore?: SqliteDeliveryStore;
   private consoleStore?: SqliteConsoleStore;
+  private erasureStore?: SqliteErasureStore;
   /** Secrets never change once made, so each is read from the file once. */
   private readonly secrets = new Map<string, Buffer>();
 
@@ -40,6 +42,9 @@ export class SqliteStore implements Store {
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
+    // docs/privacy.md "Physically gone": what a write frees is zeroed, so an erased lead's bytes
+    // do not linger in free space (its cost: bench/RESULTS.md "Erasure").
+    db.pragma('secure_delete = ON');
     return new SqliteStore(db);
   }
 
@@ -152,6 +157,14 @@ export class SqliteStore implements Store {
       this.deliveryStore = new SqliteDeliveryStore(this.db);
     }
     return this.deliveryStore;
+  }
+
+  get erasures(): SqliteErasureStore {
+    if (this.erasureStore === undefined) {
+      this.ready();
+      this.erasureStore = new SqliteErasureStore(this.db);
+    }
+    return this.erasureStore;
   }
 
   async importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {

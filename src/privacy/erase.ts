@@ -1,0 +1,129 @@
+import { requireTeamAdmin } from '../directory/access.js';
+import type { Caller } from '../directory/directory.js';
+import { fold } from '../leads/text.js';
+import { AppError, invalidParams } from '../shared/errors.js';
+import { uuid7 } from '../shared/uuid7.js';
+import { EMAIL_HASH_SECRET, emailHash, erasureEmail, normaliseEmail } from './email.js';
+import type { ErasureReceipt, ErasureRequester, ErasureStore } from './erasure.port.js';
+
+/** How many lead ids one erasure may name. */
+export const MAX_ERASED_IDS = 10_000;
+
+/**
+ * Who erases: a team admin's API key (the team's leads), or the operator on the command line,
+ * for one team or — `teamId: null` — every team.
+ */
+export type Eraser = { caller: Caller } | { operator: { teamId: number | null } };
+
+export interface EraseInput {
+  by: Eraser;
+  /** One of the two: a person's e-mail (every lead holding it), or leads by their v2 ids. */
+  email?: string;
+  leadIds?: string[];
+  now: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Erases a person (docs/privacy.md "Erasure"): by e-mail, every lead of the team (every team,
+ * for the operator without one) whose e-mail is that address once normalised — merged ones too,
+ * and every lead merged into one of them — and the e-mail is suppressed from then on, even when
+ * nothing matched; by lead ids, those leads (each must be a lead of the team: otherwise nothing
+ * is erased). One transaction; the receipt says what went. `POST /api/pub/v2/erasures` and
+ * `leadline erase` both erase through here; they run `reclaim` after (docs: "Physically gone").
+ */
+export async function eraseData(
+  ports: { erasures: ErasureStore; secret: (name: string) => Promise<Buffer> },
+  input: EraseInput,
+): Promise<ErasureReceipt> {
+  const hasEmail = input.email !== undefined;
+  const hasIds = input.leadIds !== undefined;
+  if (hasEmail === hasIds) {
+    throw invalidParams([{ name: '/', reason: 'give either email or leadIds, not both and not neither' }]);
+  }
+  if ('caller' in input.by) requireTeamAdmin(input.by.caller);
+  const teamId = 'caller' in input.by ? input.by.caller.teamId : input.by.operator.teamId;
+  const requestedBy: ErasureRequester =
+    'caller' in input.by
+      ? { via: 'key', keyId: input.by.caller.keyId, memberId: input.by.caller.memberId }
+      : { via: 'operator' };
+  const id = uuid7(input.now);
+  if (input.email !== undefined) {
+    const email = erasureEmail(input.email);
+    const hash = emailHash(await ports.secret(EMAIL_HASH_SECRET), email);
+    const candidates = await ports.erasures.candidates(teamId, fold(email));
+    const leads = candidates
+      .filter((c) => {
+        const fields = JSON.parse(c.fields) as Record<string, unknown>;
+        return typeof fields.email === 'string' && normaliseEmail(fields.email) === email;
+      })
+      .map((c) => ({ teamId: c.teamId, uuid: c.uuid }));
+    return ports.erasures.erase({
+      id,
+      teamId,
+      requestedBy,
+      at: input.now,
+      emailHash: hash,
+      leadIds: 0,
+      leads,
+      suppress: { teamId, emailHash: hash },
+    });
+  }
+  const ids = input.leadIds ?? [];
+  if (teamId === null) throw new Error('an erasure by lead ids names its team');
+  const problems: { name: string; reason: string }[] = [];
+  if (ids.length === 0) problems.push({ name: '/leadIds', reason: 'must name at least one lead' });
+  if (ids.length > MAX_ERASED_IDS)
+    problems.push({ name: '/leadIds', reason: `may name at most ${MAX_ERASED_IDS} leads` });
+  const seen = new Set<string>();
+  for (const [i, raw] of ids.entries()) {
+    if (!UUID.test(raw)) problems.push({ name: `/leadIds/${i}`, reason: 'is not a lead id (a UUID)' });
+    else if (seen.has(raw.toLowerCase())) problems.push({ name: `/leadIds/${i}`, reason: 'is named twice' });
+    seen.add(raw.toLowerCase());
+  }
+  if (problems.length === 0) {
+    const found = new Set((await ports.erasures.existing(teamId, ids)).map((u) => u.toLowerCase()));
+    for (const [i, raw] of ids.entries())
+      if (!found.has(raw.toLowerCase()))
+        problems.push({
+          name: `/leadIds/${i}`,
+          reason: 'names no lead of this team (or one already erased)',
+        });
+  }
+  if (problems.length > 0) throw invalidParams(problems.slice(0, 20));
+  return ports.erasures.erase({
+    id,
+    teamId,
+    requestedBy,
+    at: input.now,
+    emailHash: null,
+    leadIds: ids.length,
+    leads: ids.map((uuid) => ({ teamId, uuid })),
+    suppress: null,
+  });
+}
+
+/**
+ * A receipt (docs/privacy.md "Receipts"): a team admin reads the team's own, the operator any.
+ * Another team's, an all-teams one for a key, or none: the same 404.
+ */
+export async function erasureReceipt(
+  ports: { erasures: ErasureStore },
+  by: Eraser,
+  id: string,
+): Promise<ErasureReceipt> {
+  if ('caller' in by) requireTeamAdmin(by.caller);
+  const receipt = UUID.test(id) ? await ports.erasures.receipt(id.toLowerCase()) : null;
+  if (receipt === null || ('caller' in by && receipt.teamId !== by.caller.teamId))
+    throw new AppError('not-found', `No erasure ${id} for this key.`);
+  return receipt;
+}
+
+/**
+ * After an erasure has committed: the freed bytes made unreadable (SQLite: the WAL checkpointed
+ * and truncated; PostgreSQL: VACUUM of the touched tables) — docs/privacy.md "Physically gone".
+ */
+export async function reclaimAfterErasure(ports: { erasures: ErasureStore }): Promise<void> {
+  await ports.erasures.reclaim();
+}

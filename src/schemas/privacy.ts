@@ -1,0 +1,65 @@
+import Type, { type Static } from 'typebox';
+
+/** The privacy wire contract (docs/privacy.md): the erasure request and its receipt. */
+
+/** How many lead ids one `POST /api/pub/v2/erasures` may name (a request body is at most 64 KiB). */
+export const MAX_ERASURE_IDS_OVER_HTTP = 1000;
+
+export const ErasureBody = Type.Object(
+  {
+    email: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 320,
+        description: "The person's e-mail: every lead of the team holding it (compared trimmed, lower case).",
+      }),
+    ),
+    leadIds: Type.Optional(
+      Type.Array(Type.String({ format: 'uuid' }), {
+        minItems: 1,
+        maxItems: MAX_ERASURE_IDS_OVER_HTTP,
+        description: 'Leads of the team to erase, by leadId. One of `email` and `leadIds`.',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ErasureBody = Static<typeof ErasureBody>;
+
+const Count = Type.Integer({ minimum: 0 });
+
+export const ErasureReceipt = Type.Object(
+  {
+    erasureId: Type.String({ format: 'uuid' }),
+    teamId: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The team erased in; null: every team (an operator erasure).',
+    }),
+    requestedAt: Type.String({ format: 'date-time' }),
+    requestedBy: Type.Union([
+      Type.Object(
+        { via: Type.Literal('key'), keyId: Type.Integer(), memberId: Type.Integer() },
+        { additionalProperties: false },
+      ),
+      Type.Object({ via: Type.Literal('operator') }, { additionalProperties: false }),
+    ]),
+    emailHash: Type.Union([Type.String({ pattern: '^[0-9a-f]{64}$' }), Type.Null()], {
+      description:
+        "HMAC-SHA256 (hex) of the normalised e-mail under this store's own key — never the e-mail; null: by lead ids.",
+    }),
+    leadIds: Type.Integer({ minimum: 0, description: 'How many lead ids the request named.' }),
+    counts: Type.Object(
+      {
+        leads: Count,
+        mergedLeads: Count,
+        searchRows: Count,
+        webhookEvents: Count,
+        webhookDeliveries: Count,
+        webhookAttempts: Count,
+        idempotencyKeys: Count,
+      },
+      { additionalProperties: false, description: 'What was removed, place by place (docs/privacy.md).' },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type ErasureReceipt = Static<typeof ErasureReceipt>;

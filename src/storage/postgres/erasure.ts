@@ -1,0 +1,172 @@
+import type { Sql, TransactionSql } from 'postgres';
+import type {
+  ErasureCandidate,
+  ErasureOrder,
+  ErasureReceipt,
+  ErasureStore,
+  Suppression,
+} from '../../privacy/erasure.port.js';
+import { uuid7 } from '../../shared/uuid7.js';
+import { wantsEvent } from '../endpoint-rows.js';
+import {
+  erasureSource,
+  noCounts,
+  RECEIPT_COLUMNS,
+  type ReceiptRow,
+  receiptValues,
+  type SuppressionRow,
+  toReceipt,
+  toSuppression,
+} from '../erasure-rows.js';
+import { containsPattern } from './search.js';
+import { textFieldIndex } from './text.js';
+
+/** This transaction's id, as leads.txid holds it: the erased lead's new place in the feed. */
+const THIS_TXID = 'pg_current_xact_id()::text::bigint';
+
+/** The tables an erasure deletes from or rewrites: VACUUMed after it (docs/privacy.md "Physically gone"). */
+export const ERASURE_TABLES = [
+  'leads',
+  'webhook_events',
+  'webhook_deliveries',
+  'webhook_attempts',
+  'idempotency_keys',
+];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Erasure on PostgreSQL (docs/privacy.md "Erasure"): one transaction on the primary wipes each
+ * lead to a tombstone (its text columns too: the trigram index has nothing of it once VACUUM
+ * has removed the old row version) and deletes every other row that holds it; `reclaim` VACUUMs
+ * the touched tables, which cannot run inside a transaction.
+ */
+export class PostgresErasureStore implements ErasureStore {
+  constructor(private readonly sql: Sql) {}
+
+  async candidates(teamId: number | null, foldedEmail: string): Promise<ErasureCandidate[]> {
+    const pattern = containsPattern(foldedEmail);
+    const email = textFieldIndex('email');
+    const rows = await this.sql<{ team_id: number; uuid: string; fields: string }[]>`
+      SELECT l.team_id, l.uuid::text AS uuid, l.fields FROM leads l
+      WHERE l.search LIKE ${pattern} AND l.text_fields[${email}] LIKE ${pattern} AND l.erased_at IS NULL
+        AND (${teamId}::bigint IS NULL OR l.team_id = ${teamId})`;
+    return rows.map((r) => ({ teamId: Number(r.team_id), uuid: r.uuid, fields: r.fields }));
+  }
+
+  async existing(teamId: number, uuids: string[]): Promise<string[]> {
+    const valid = uuids.filter((u) => UUID.test(u)).map((u) => u.toLowerCase());
+    if (valid.length === 0) return [];
+    const rows = await this.sql<{ uuid: string }[]>`SELECT uuid::text AS uuid FROM leads
+      WHERE team_id = ${teamId} AND uuid = ANY(${this.sql.array(valid)}::uuid[]) AND erased_at IS NULL`;
+    const found = new Set(rows.map((r) => r.uuid));
+    return uuids.filter((u) => found.has(u.toLowerCase()));
+  }
+
+  async erase(o: ErasureOrder): Promise<ErasureReceipt> {
+    return (await this.sql.begin((tx) => this.eraseIn(tx, o))) as ErasureReceipt;
+  }
+
+  private async eraseIn(tx: TransactionSql, o: ErasureOrder): Promise<ErasureReceipt> {
+    const counts = noCounts();
+    const erased = new Set<string>();
+    const queue: { teamId: number; uuid: string; merged: boolean }[] = o.leads
+      .filter((l) => UUID.test(l.uuid))
+      .map((l) => ({ teamId: l.teamId, uuid: l.uuid.toLowerCase(), merged: false }));
+    const source = erasureSource(o.requestedBy);
+    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
+      const { teamId, uuid } = next;
+      if (erased.has(uuid)) continue;
+      // Locks the row: a change racing the erasure waits, then finds it erased (changes.ts).
+      const [lead] = await tx<{ seq: number }[]>`SELECT seq FROM leads
+        WHERE team_id = ${teamId} AND uuid = ${uuid} AND erased_at IS NULL FOR UPDATE`;
+      if (lead === undefined) continue;
+      erased.add(uuid);
+      const seq = lead.seq;
+      const merged = await tx<{ uuid: string }[]>`SELECT uuid::text AS uuid FROM leads
+        WHERE merged_into = ${uuid} AND team_id = ${teamId} AND erased_at IS NULL`;
+      for (const m of merged) queue.push({ teamId, uuid: m.uuid, merged: true });
+      counts.leads++;
+      if (next.merged) counts.mergedLeads++;
+      const attempts = await tx`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT d.id
+        FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
+        WHERE e.team_id = ${teamId} AND e.lead_seq = ${seq})`;
+      counts.webhookAttempts += attempts.count;
+      const deliveries = await tx`DELETE FROM webhook_deliveries WHERE event_id IN (SELECT e.id
+        FROM webhook_events e WHERE e.team_id = ${teamId} AND e.lead_seq = ${seq})`;
+      counts.webhookDeliveries += deliveries.count;
+      const events = await tx`DELETE FROM webhook_events WHERE team_id = ${teamId} AND lead_seq = ${seq}`;
+      counts.webhookEvents += events.count;
+      const [wiped] = await tx<{ had_text: boolean }[]>`WITH old AS (SELECT search <> '' AS had_text
+          FROM leads WHERE team_id = ${teamId} AND seq = ${seq})
+        UPDATE leads SET fields = '{}', first_name = NULL, last_name = NULL, lat = NULL, long = NULL,
+          user_pid = '', location_shared = false, has_email = false, text_fields = '{}', search = '',
+          erased_at = ${o.at}, erasure_id = ${o.id}, txid = ${tx.unsafe(THIS_TXID)}, version = version + 1,
+          changed_via = ${source}, changed_at = ${o.at}
+        WHERE team_id = ${teamId} AND seq = ${seq} RETURNING (SELECT had_text FROM old)`;
+      if (wiped?.had_text === true) counts.searchRows++;
+      await tx`INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
+        SELECT ${uuid7(o.at)}, ${teamId}, 'lead.erased', ${seq}, ${o.at}
+        WHERE ${tx.unsafe(wantsEvent(String(Number(teamId)), 'lead.erased'))}`;
+    }
+    if (erased.size > 0) {
+      const claims = await tx`DELETE FROM idempotency_keys
+        WHERE lead_uuid = ANY(${tx.array([...erased])}::uuid[])`;
+      counts.idempotencyKeys += claims.count;
+    }
+    const receipt: ErasureReceipt = {
+      id: o.id,
+      teamId: o.teamId,
+      requestedBy: o.requestedBy,
+      requestedAt: o.at,
+      emailHash: o.emailHash,
+      leadIds: o.leadIds,
+      counts,
+    };
+    await tx.unsafe(
+      `INSERT INTO erasures (${RECEIPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      receiptValues(receipt) as never[],
+    );
+    if (o.suppress !== null) {
+      await tx`INSERT INTO suppressions (team_id, email_hash, created_at, erasure_id)
+        VALUES (${o.suppress.teamId}, ${o.suppress.emailHash}, ${o.at}, ${o.id}) ON CONFLICT DO NOTHING`;
+    }
+    return receipt;
+  }
+
+  async receipt(id: string): Promise<ErasureReceipt | null> {
+    if (!UUID.test(id)) return null;
+    const [row] = await this.sql.unsafe<ReceiptRow[]>(
+      `SELECT ${RECEIPT_COLUMNS.replace(/^id,/, 'id::text AS id,')} FROM erasures WHERE id = $1`,
+      [id],
+    );
+    return row === undefined ? null : toReceipt(row);
+  }
+
+  /**
+   * VACUUM of the tables an erasure touched: the old row versions (the person's values, their
+   * search text) become free space and leave the indexes. Not in a transaction (VACUUM cannot).
+   */
+  async reclaim(): Promise<void> {
+    await this.sql.unsafe(`VACUUM ${ERASURE_TABLES.join(', ')}`);
+  }
+
+  async suppressed(teamId: number, emailHash: string): Promise<boolean> {
+    const rows = await this.sql`SELECT 1 FROM suppressions
+      WHERE email_hash = ${emailHash} AND (team_id = ${teamId} OR team_id IS NULL) LIMIT 1`;
+    return rows.length > 0;
+  }
+
+  async suppressions(teamId: number | null): Promise<Suppression[]> {
+    const rows = await this.sql<SuppressionRow[]>`SELECT team_id, email_hash, created_at,
+        erasure_id::text AS erasure_id FROM suppressions
+      WHERE ${teamId}::bigint IS NULL OR team_id = ${teamId} OR team_id IS NULL ORDER BY created_at DESC`;
+    return rows.map(toSuppression);
+  }
+
+  async unsuppress(teamId: number | null, emailHash: string): Promise<boolean> {
+    const rows = await this.sql`DELETE FROM suppressions
+      WHERE coalesce(team_id, -1) = ${teamId ?? -1} AND email_hash = ${emailHash}`;
+    return rows.count > 0;
+  }
+}
