@@ -21,6 +21,7 @@ const TRANSPORTS = ['src/http', 'src/cli'];
 /** Methods that only read, by port. Every other method of a port is a write. */
 const READS: Record<string, string[]> = {
   ConsoleStore: [],
+  ErasureStore: ['candidates', 'existing', 'receipt', 'suppressed', 'suppressions'],
   DirectoryStore: [
     'subteamAccess',
     'findMember',

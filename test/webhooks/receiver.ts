@@ -30,6 +30,8 @@ export class Receiver {
   delayMs = 0;
   /** The body of every answer. */
   body = 'ok';
+  /** Answer with the request's own body instead (a receiver that echoes what it got). */
+  echo = false;
   private server: Server;
   port = 0;
 
@@ -92,7 +94,7 @@ export class Receiver {
         };
         this.received.push(r);
         const status = this.answer(r, this.received.length);
-        const send = () => res.writeHead(status).end(this.body);
+        const send = () => res.writeHead(status).end(this.echo ? body : this.body);
         if (this.delayMs === 0) send();
         else setTimeout(send, this.delayMs);
       } catch (err) {
