@@ -74,7 +74,7 @@ export function registerImportCommand(program: Command, withContext: CommandCont
         await record(true, summary.leads, summary.newLeads);
         out.result(
           { files, ...summary },
-          `imported ${summary.leads} leads (${summary.newLeads} new, ${summary.changed} changed), ${summary.teams} teams, ${summary.members} members, ${summary.subteams} subteams`,
+          `imported ${summary.leads} leads (${summary.newLeads} new, ${summary.changed} changed${summary.suppressed > 0 ? `, ${summary.suppressed} skipped: e-mail suppressed` : ''}), ${summary.teams} teams, ${summary.members} members, ${summary.subteams} subteams`,
         );
       }),
     );

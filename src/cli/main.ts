@@ -5,6 +5,7 @@ import { registerDirectoryCommands } from './directory.js';
 import { registerImportCommand } from './import.js';
 import { registerKeyCommands } from './keys.js';
 import { registerLeadCommands } from './leads.js';
+import { registerPrivacyCommands } from './privacy.js';
 import { leadlineProgram, run } from './program.js';
 import { registerSeedCommand } from './seed.js';
 import { registerServeCommand } from './serve.js';
@@ -43,5 +44,6 @@ registerV1Commands(program, withContext);
 registerWebhookCommands(program, withContext);
 registerLeadCommands(program, withContext);
 registerConsoleCommands(program, withContext);
+registerPrivacyCommands(program, withContext);
 
 await run(program, process.argv);

@@ -55,6 +55,12 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string; descri
     title: 'Lead merged',
     description: 'The lead was merged into another; `mergedInto` names the lead it lives on in.',
   },
+  'email-suppressed': {
+    status: 422,
+    title: 'E-mail suppressed',
+    description:
+      'The e-mail address was erased at its owner’s request (docs/privacy.md "Suppression"): leads carrying it are refused until the operator lifts the suppression.',
+  },
   'webhook-endpoint-limit': {
     status: 409,
     title: 'Too many webhook endpoints',

@@ -1,6 +1,7 @@
 import type { Config } from '../config.js';
 import type { Caller } from '../directory/directory.js';
 import type { DirectoryStore } from '../directory/directory.port.js';
+import { emailOf, refuseSuppressed, type SuppressionPorts } from '../privacy/suppression.js';
 import type { CreateBody } from '../schemas/v2.js';
 import { AppError } from '../shared/errors.js';
 import { fingerprint } from './cursor.js';
@@ -19,10 +20,11 @@ export interface CreateLeadInput {
 /**
  * Stores a v2 lead for the caller's member (docs/v2.md), visible to v1 and v2 reads once this
  * resolves. With an idempotency key, the same key and body create the lead once (`replayed` on
- * the next); the same key with another body is `idempotency-conflict`.
+ * the next); the same key with another body is `idempotency-conflict`. A lead carrying an erased,
+ * suppressed e-mail is refused: `email-suppressed` (docs/privacy.md "Suppression").
  */
 export async function createLead(
-  store: { directory: DirectoryStore; leads: LeadStore },
+  store: { directory: DirectoryStore; leads: LeadStore } & SuppressionPorts,
   config: Pick<Config, 'captureToleranceMs'>,
   input: CreateLeadInput,
 ): Promise<{ lead: Lead; replayed: boolean }> {
@@ -32,6 +34,7 @@ export async function createLead(
   if (member === null || team === null)
     throw new AppError('unauthorized', "This key's member no longer exists.");
   const lead = newLeadFrom(body, member, team, now, config.captureToleranceMs);
+  await refuseSuppressed(store, caller.teamId, emailOf(lead.fields));
   const claim: IdempotencyClaim | null =
     input.idempotencyKey === null
       ? null

@@ -1,4 +1,5 @@
 import type { ScopeDirectory } from '../directory/access.js';
+import { emailOf, refuseSuppressed, type SuppressionPorts } from '../privacy/suppression.js';
 import type { StoredLead } from './lead.js';
 import { sameValues, valuesOf } from './lead-change.js';
 import { checkPatch, patchedValues } from './lead-patch.js';
@@ -36,7 +37,7 @@ export interface UpdatedLead {
  * `PATCH /api/pub/v2/leads/{leadId}` and `leadline leads update` both update through here.
  */
 export async function updateLead(
-  ports: { leads: LeadStore; directory: ScopeDirectory },
+  ports: { leads: LeadStore; directory: ScopeDirectory } & SuppressionPorts,
   input: UpdateLeadInput,
 ): Promise<UpdatedLead> {
   const patch = checkPatch(input.patch);
@@ -47,6 +48,9 @@ export async function updateLead(
     const before = valuesOf(lead);
     const values = patchedValues(lead, patch);
     if (sameValues(before, values)) return { lead, changed: false };
+    // A new e-mail that was erased and suppressed is refused (docs/privacy.md "Suppression").
+    const email = emailOf(values.fields);
+    if (email !== emailOf(before.fields)) await refuseSuppressed(ports, writerScope(input.by).teamId, email);
     const result = await ports.leads.update({
       teamId: writerScope(input.by).teamId,
       uuid: lead.uuid,

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'precondition-failed'
   | 'precondition-required'
   | 'lead-merged'
+  | 'email-suppressed'
   | 'webhook-endpoint-limit'
   | 'payload-too-large'
   | 'unsupported-media-type'

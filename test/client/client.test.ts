@@ -228,6 +228,19 @@ for (const engine of enginesUnderTest()) {
       assert.ok(gone instanceof LeadlineError);
       assert.equal(gone.status, 410);
     });
+
+    test('privacy: erase answers the receipt, erasure reads it back; a member key is a 403 LeadlineError', async () => {
+      const receipt = await admin().privacy.erase({ email: 'Nobody@Client.test' });
+      assert.deepEqual([receipt.counts.leads, receipt.leadIds], [0, 0]);
+      assert.match(receipt.emailHash ?? '', /^[0-9a-f]{64}$/);
+      assert.deepEqual(await admin().privacy.erasure(receipt.erasureId), receipt);
+      const member = createLeadline({ baseUrl: base, apiKey: fx.key(BERLIN.member) });
+      await assert.rejects(member.privacy.erase({ email: 'nobody@client.test' }), (err: unknown) => {
+        assert.ok(err instanceof LeadlineError);
+        assert.equal(err.status, 403);
+        return true;
+      });
+    });
   });
 }
 

@@ -410,6 +410,20 @@ for (const engine of enginesUnderTest())
       });
       const receiptUrl = `${erasures}/${(JSON.parse(erased.body) as { data: { erasureId: string } }).data.erasureId}`;
       await send({ url: erasures, ...json(keys.admin!, { leadIds: [UNKNOWN_UUID] }), status: 400 });
+      // The erased address is suppressed: creating or updating a lead with it is a 422.
+      await send({
+        url: '/api/pub/v2/leads',
+        ...json(keys.admin!, {
+          leadSource: 'MANUAL',
+          captureDatetime: new Date().toISOString(),
+          systemFields: { email: 'Erase-Me@contract.test' },
+        }),
+        status: 422,
+      });
+      await send({
+        ...patch(keys.member!, leadId, { systemFields: { email: 'erase-me@contract.test' } }),
+        status: 422,
+      });
       await send({ url: erasures, ...json(keys.admin!, { email: 'x', leadIds: [] }), status: 400 });
       await send({ url: erasures, ...json(keys.member!, { email: 'erase-me@contract.test' }), status: 403 });
       await send({ url: erasures, ...json('nope', {}), status: 401 });

@@ -17,6 +17,8 @@ export type SearchBody = components['schemas']['SearchBody'];
 export type CreateBody = components['schemas']['CreateBody'];
 export type Me = components['schemas']['V2Me']['data'];
 export type LeadPatch = components['schemas']['LeadPatch'];
+/** An erasure's receipt (docs/privacy.md "Receipts"): never the e-mail, a keyed hash of it. */
+export type ErasureReceipt = components['schemas']['ErasureReceipt'];
 export type DuplicateGroup =
   paths['/api/pub/v2/leads/duplicates']['post']['responses']['200']['content']['application/json']['data']['groups'][number];
 
@@ -126,6 +128,20 @@ export function createLeadline(options: LeadlineOptions) {
   }
 
   return {
+    /** Personal data (docs/privacy.md), for a team admin's key. */
+    privacy: {
+      /**
+       * Erases a person from the key's team: every lead holding `email` (then suppressed), or the
+       * leads `leadIds` — one transaction; answers the receipt.
+       */
+      erase: (
+        target: { email: string } | { leadIds: string[] },
+        signal?: AbortSignal,
+      ): Promise<ErasureReceipt> => data(api.POST('/api/pub/v2/erasures', { body: target, signal })),
+      /** An erasure's receipt by its `erasureId`. */
+      erasure: (erasureId: string, signal?: AbortSignal): Promise<ErasureReceipt> =>
+        data(api.GET('/api/pub/v2/erasures/{erasureId}', { params: { path: { erasureId } }, signal })),
+    },
     /** The key's member, team, role and scopes (GET /api/pub/v2/me). */
     me: (signal?: AbortSignal): Promise<Me> => data(api.GET('/api/pub/v2/me', { signal })),
     leads: {

@@ -930,6 +930,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "lead.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A lead was erased at its person’s request: delete every copy of it
+         * @description Only to endpoints that list `lead.erased` in `eventTypes`. It carries the lead’s id and nothing else — no personal value ([privacy guide](/docs/privacy)). Any 2xx within 10 s is success.
+         */
+        post: operations["leadErased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -4666,6 +4686,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description `email-suppressed`: The e-mail address was erased at its owner’s request (docs/privacy.md "Suppression"): leads carrying it are refused until the operator lifts the suppression. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description `precondition-required`: This service changes a lead only with If-Match naming the version the change was made from (LEADLINE_REQUIRE_IF_MATCH): read the lead, send its ETag as If-Match. */
             428: {
                 headers: {
@@ -5064,6 +5096,18 @@ export interface operations {
             415: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `email-suppressed`: The e-mail address was erased at its owner’s request (docs/privacy.md "Suppression"): leads carrying it are refused until the operator lifts the suppression. */
+            422: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -8403,6 +8447,53 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["LeadCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leadErased: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`, one per valid secret (two during a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.erased",
+                 *       "timestamp": "2026-11-29T07:00:00.000Z",
+                 *       "data": {
+                 *         "leadId": "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b"
+                 *       }
+                 *     }
+                 */
+                "application/json": {
+                    /** @constant */
+                    type: "lead.erased";
+                    /** Format: date-time */
+                    timestamp: string;
+                    data: {
+                        /** Format: uuid */
+                        leadId: string;
+                    };
+                };
             };
         };
         responses: {

@@ -73,6 +73,7 @@ const AFTER_KEY = new Set<ErrorCode>([
   'precondition-failed',
   'precondition-required',
   'lead-merged',
+  'email-suppressed',
   'v1-closed-to-new-integrations',
   'v1-brownout',
   'rate-limited',

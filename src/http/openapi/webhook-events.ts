@@ -47,6 +47,41 @@ export function webhookEvents(): Record<string, Json> {
         responses: { '200': { description: 'Received (any 2xx).' } },
       },
     },
+    'lead.erased': {
+      post: {
+        operationId: 'leadErased',
+        tags: ['webhooks'],
+        summary: 'A lead was erased at its person’s request: delete every copy of it',
+        description:
+          'Only to endpoints that list `lead.erased` in `eventTypes`. It carries the lead’s id and nothing else — no personal value ([privacy guide](/docs/privacy)). Any 2xx within 10 s is success.',
+        parameters: Object.entries(SIGNATURE_HEADERS).map(([name, h]) => ({ name, in: 'header', ...h })),
+        requestBody: {
+          required: true,
+          content: json(
+            {
+              type: 'object',
+              required: ['type', 'timestamp', 'data'],
+              properties: {
+                type: { const: 'lead.erased' },
+                timestamp: { type: 'string', format: 'date-time' },
+                data: {
+                  type: 'object',
+                  required: ['leadId'],
+                  additionalProperties: false,
+                  properties: { leadId: { type: 'string', format: 'uuid' } },
+                },
+              },
+            },
+            {
+              type: 'lead.erased',
+              timestamp: '2026-11-29T07:00:00.000Z',
+              data: { leadId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' },
+            },
+          ),
+        },
+        responses: { '200': { description: 'Received (any 2xx).' } },
+      },
+    },
     'webhook.test': {
       post: {
         operationId: 'webhookTest',

@@ -10,6 +10,7 @@ import { ImportError } from '../../import/import-error.js';
 import type { PreparedLead, PreparedRecord } from '../../import/prepare.js';
 import type { Collector, NewLead } from '../../leads/leads.port.js';
 import { timeLabel } from '../../leads/time-label.js';
+import { suppressionCheck } from '../../privacy/suppression.js';
 import type { Store } from '../../store.js';
 import { type ImportSource, preparedBatches, workerPlan } from './feed.js';
 
@@ -34,6 +35,11 @@ export interface ImportSummary {
   newLeads: number;
   /** Stored leads whose values this import changed (announced as `lead.updated`). */
   changed: number;
+  /**
+   * Lead records skipped because their e-mail was erased and is suppressed for their team
+   * (docs/privacy.md "Suppression"); counted in `leads` too.
+   */
+  suppressed: number;
 }
 
 /**
@@ -107,7 +113,15 @@ type PreparedMember = Extract<PreparedRecord, { type: 'member' }>;
  * order, written through the store's import writer — a lead once its collector is known.
  */
 class Importer {
-  readonly summary: ImportSummary = { teams: 0, members: 0, subteams: 0, leads: 0, newLeads: 0, changed: 0 };
+  readonly summary: ImportSummary = {
+    teams: 0,
+    members: 0,
+    subteams: 0,
+    leads: 0,
+    newLeads: 0,
+    changed: 0,
+    suppressed: 0,
+  };
   private ordinal = 0;
   /** Once a lead has to wait for its member, every later lead waits too: storage order is file order. */
   private staging = false;
@@ -119,7 +133,17 @@ class Importer {
   private readonly memberSources = new Map<number, string>();
   private readonly subteams = new Map<number, { source: string; subteam: PreparedSubteam }>();
 
-  constructor(private readonly writer: ImportWriter) {}
+  constructor(
+    private readonly writer: ImportWriter,
+    /** Whether a lead's e-mail is suppressed for its team (suppression.ts); null: none is. */
+    private readonly suppressed: ((teamId: number, fields: string) => boolean) | null = null,
+  ) {}
+
+  /** Into the next batch, unless its e-mail is suppressed: then skipped and counted. */
+  private add(lead: NewLead): void {
+    if (this.suppressed?.(lead.teamId, lead.fields) === true) this.summary.suppressed++;
+    else this.batch.push(lead);
+  }
 
   async record(r: PreparedRecord): Promise<void> {
     if (r.type === 'member') return this.member(r);
@@ -146,7 +170,7 @@ class Importer {
           await this.writer.stage({ ordinal: this.ordinal, source: r.at, text: JSON.stringify(r) });
           return;
         }
-        this.batch.push(completeLead(r, collector));
+        this.add(completeLead(r, collector));
         if (this.batch.length >= LEAD_BATCH) await this.flush();
         return;
       }
@@ -260,7 +284,7 @@ class Importer {
               : `team ${member.teamId} of member ${lead.userId} is not defined`,
           );
         }
-        this.batch.push(completeLead(lead, collector));
+        this.add(completeLead(lead, collector));
       }
       await this.flush();
     }
@@ -285,6 +309,8 @@ export async function importRecords(
   options: ImportOptions = {},
 ): Promise<ImportSummary> {
   const limits = options.limits ?? DEFAULT_IMPORT_LIMITS;
+  // Read before the import's transaction: an erasure committed meanwhile is caught by the next.
+  const suppressed = await suppressionCheck(store);
   return store.importAtomically(async (writer) => {
     const settings = {
       captureToleranceMs: limits.captureToleranceMs,
@@ -292,7 +318,7 @@ export async function importRecords(
       now: limits.now(),
       paddedWords: writer.storesPaddedWords,
     };
-    const importer = new Importer(writer);
+    const importer = new Importer(writer, suppressed);
     let bytes = 0;
     let reported = 0;
     for await (const batch of preparedBatches(sources, settings, workerPlan(sources, options.worker))) {
