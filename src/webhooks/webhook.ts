@@ -16,8 +16,9 @@ export const EVENT_TYPES = ['lead.created', 'lead.updated', 'lead.merged'] as co
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
- * What an endpoint registered without `eventTypes` receives. Still `lead.created` alone: the
- * HTTP registration's schema lists that type only until the routes take the new ones.
+ * What an endpoint registered without `eventTypes` receives: `lead.created` alone, as before
+ * issue 39 (docs/webhooks.md "lead.updated and lead.merged"): an existing receiver is not sent
+ * a body shape it never asked for.
  */
 export const DEFAULT_EVENT_TYPES: EventType[] = ['lead.created'];
 
