@@ -3,6 +3,7 @@ import { describeChange } from '../leads/lead-change.js';
 import type { LeadValues } from '../leads/leads.port.js';
 import { leadToV2 } from '../leads/v2-wire.js';
 import type { V2Lead } from '../schemas/v2.js';
+import type { LeadMergedEvent } from '../schemas/webhooks.js';
 import { AppError } from '../shared/errors.js';
 import { formatInstant } from '../shared/instant.js';
 
@@ -144,12 +145,12 @@ export interface LeadUpdatedData {
   lead: V2Lead;
 }
 
-/** The `data` of a `lead.merged` event: the merged lead and the lead it now lives on in. */
-export interface LeadMergedData {
-  leadId: string;
-  mergedInto: string;
-  changeSource: ChangeSource;
-}
+/**
+ * The `data` of a `lead.merged` event: the merged lead and the lead it now lives on in — the
+ * wire schema's own type (src/schemas/webhooks.ts), so a change source the OpenAPI document
+ * does not list fails to compile.
+ */
+export type LeadMergedData = LeadMergedEvent['data'];
 
 /** The Standard Webhooks payload: `type`, `timestamp` (of the event) and `data`. */
 export interface WebhookEnvelope<T = unknown> {
