@@ -6,6 +6,8 @@ import { CreateBody, SearchBody, V2Lead } from '../schemas/v2.js';
 import { V2Me } from '../schemas/v2-me.js';
 import {
   LeadCreatedEvent,
+  LeadMergedEvent,
+  LeadUpdatedEvent,
   WebhookCreateBody,
   WebhookEndpoint,
   WebhookTestEvent,
@@ -142,6 +144,8 @@ function finish(doc: Json): Json {
         WebhookCreateBody: strip(WebhookCreateBody),
         WebhookUpdateBody: strip(WebhookUpdateBody),
         LeadCreatedEvent: strip(LeadCreatedEvent),
+        LeadUpdatedEvent: strip(LeadUpdatedEvent),
+        LeadMergedEvent: strip(LeadMergedEvent),
         WebhookTestEvent: strip(WebhookTestEvent),
         Problem: PROBLEM,
       },

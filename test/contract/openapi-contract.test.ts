@@ -368,6 +368,29 @@ for (const engine of enginesUnderTest())
         status: 404,
       });
       await send({ url: one, ...json(keys.admin!, { enabled: false }, 'PATCH'), status: 200 });
+      // Issue 39: the change events and the previous values, at registration and by PATCH.
+      const changes = ['lead.created', 'lead.updated', 'lead.merged'];
+      await send({
+        url: hooks,
+        ...json(keys.admin!, {
+          url: 'https://crm.example.com/changes',
+          eventTypes: changes,
+          includePrevious: true,
+        }),
+        status: 201,
+      });
+      await send({
+        url: one,
+        ...json(keys.admin!, { eventTypes: changes, includePrevious: true }, 'PATCH'),
+        status: 200,
+      });
+      await send({ url: one, ...json(keys.admin!, { includePrevious: false }, 'PATCH'), status: 200 });
+      await send({ url: one, ...json(keys.admin!, { includePrevious: 'yes' }, 'PATCH'), status: 400 });
+      await send({
+        url: hooks,
+        ...json(keys.admin!, { url: 'https://crm.example.com/x', eventTypes: ['lead.deleted'] }),
+        status: 400,
+      });
       await send({ url: one, ...json(keys.admin!, { enabled: 'no' }, 'PATCH'), status: 400 });
       await send({ url: one, ...json(keys.other!, { enabled: true }, 'PATCH'), status: 404 });
       await send({ url: one, ...json(keys.admin!, { enabled: true }, 'PATCH'), status: 200 });

@@ -1,5 +1,5 @@
 /**
- * @leadline/client: the v2 lead interface, typed from leadline's OpenAPI document
+ * @leadline/client: the v2 lead interface and webhook endpoints, typed from leadline's OpenAPI document
  * (src/openapi.ts, generated), on any runtime with `fetch` (Node 20+, Deno, Bun, browsers).
  *
  *   const leadline = createLeadline({ baseUrl: 'http://127.0.0.1:3000', apiKey });
@@ -75,6 +75,13 @@ export interface ChangesOptions {
   signal?: AbortSignal;
 }
 
+/** A webhook endpoint of the key's team (docs/webhooks.md "Endpoints"); `secret` only when created or rotated. */
+export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
+/** What registers an endpoint: `eventTypes` (default `["lead.created"]`), `includePrevious`, filters. */
+export type WebhookCreateBody = components['schemas']['WebhookCreateBody'];
+/** What changes an endpoint; absent members stay. */
+export type WebhookUpdateBody = components['schemas']['WebhookUpdateBody'];
+
 export type Leadline = ReturnType<typeof createLeadline>;
 
 export function createLeadline(options: LeadlineOptions) {
@@ -119,6 +126,28 @@ export function createLeadline(options: LeadlineOptions) {
   return {
     /** The key's member, team, role and scopes (GET /api/pub/v2/me). */
     me: (signal?: AbortSignal): Promise<Me> => data(api.GET('/api/pub/v2/me', { signal })),
+    /** The team's webhook endpoints (team admins' keys; docs/webhooks.md "Endpoints"). */
+    webhooks: {
+      /** The team's endpoints, oldest first (never their secrets). */
+      list: async (signal?: AbortSignal): Promise<WebhookEndpoint[]> =>
+        (await data(api.GET('/api/pub/v2/webhooks', { signal }))).endpoints,
+      get: (endpointId: string, signal?: AbortSignal): Promise<WebhookEndpoint> =>
+        data(api.GET('/api/pub/v2/webhooks/{endpointId}', { params: { path: { endpointId } }, signal })),
+      /** Registers an endpoint; the answer's `secret` is shown this once: keep it. */
+      create: (body: WebhookCreateBody, signal?: AbortSignal): Promise<WebhookEndpoint> =>
+        data(api.POST('/api/pub/v2/webhooks', { body, signal })),
+      update: (endpointId: string, body: WebhookUpdateBody, signal?: AbortSignal): Promise<WebhookEndpoint> =>
+        data(
+          api.PATCH('/api/pub/v2/webhooks/{endpointId}', { params: { path: { endpointId } }, body, signal }),
+        ),
+      async remove(endpointId: string, signal?: AbortSignal): Promise<void> {
+        const { error, response } = await api.DELETE('/api/pub/v2/webhooks/{endpointId}', {
+          params: { path: { endpointId } },
+          signal,
+        });
+        if (!response.ok) throw errorOf(response, error);
+      },
+    },
     leads: {
       /** Every lead the search matches, page after page (follows `nextCursor` to its end). */
       async *search(body: SearchBody, signal?: AbortSignal): AsyncGenerator<Lead> {

@@ -532,7 +532,7 @@ export interface paths {
         /** One endpoint (HEAD: its headers, no body) */
         head: operations["getWebhookHead"];
         /**
-         * Change an endpoint’s URL, events, filters, or enable/disable it
+         * Change an endpoint’s URL, events, previous values, filters, or enable/disable it
          * @description Team admins only; an endpoint of another team is `404`.
          */
         patch: operations["updateWebhook"];
@@ -889,6 +889,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "lead.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A lead’s values changed (update, merge into it, import with other values)
+         * @description POSTed to every enabled endpoint of the lead’s team that lists `lead.updated` in its `eventTypes` and whose filters match; `previous` only to an endpoint with `includePrevious: true`. Delivered, retried and signed like `lead.created`.
+         */
+        post: operations["leadUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.merged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A lead was merged into another
+         * @description POSTed to every enabled endpoint of the team that lists `lead.merged` in its `eventTypes` and whose filters match the merged lead. The merged lead has no current view any more: delete it from a mirror. When the survivor took some of its values, a `lead.updated` for the survivor follows.
+         */
+        post: operations["leadMerged"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "webhook.test": {
         parameters: {
             query?: never;
@@ -1172,7 +1212,9 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            eventTypes: string[];
+            eventTypes: ("lead.created" | "lead.updated" | "lead.merged")[];
+            /** @description `lead.updated` bodies to this endpoint carry `previous` (the values before the change). */
+            includePrevious: boolean;
             memberIds: number[] | null;
             subteamIds: number[] | null;
             enabled: boolean;
@@ -1204,8 +1246,10 @@ export interface components {
             url: string;
             /** @description A note for people; not sent anywhere. */
             description?: string | null;
-            /** @description The events this endpoint receives. Default: every type. */
-            eventTypes?: "lead.created"[];
+            /** @description The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes. */
+            eventTypes?: ("lead.created" | "lead.updated" | "lead.merged")[];
+            /** @description `lead.updated` bodies carry `previous`: the changed fields' values before the change. Default (absent at registration): false. */
+            includePrevious?: boolean;
             /** @description Only leads collected by these members of the team; null: every member. */
             memberIds?: number[] | null;
             /** @description Only leads collected by a current member of these subteams; null: every subteam. With memberIds: either's leads. */
@@ -1217,8 +1261,10 @@ export interface components {
             url?: string;
             /** @description A note for people; not sent anywhere. */
             description?: string | null;
-            /** @description The events this endpoint receives. Default: every type. */
-            eventTypes?: "lead.created"[];
+            /** @description The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes. */
+            eventTypes?: ("lead.created" | "lead.updated" | "lead.merged")[];
+            /** @description `lead.updated` bodies carry `previous`: the changed fields' values before the change. Default (absent at registration): false. */
+            includePrevious?: boolean;
             /** @description Only leads collected by these members of the team; null: every member. */
             memberIds?: number[] | null;
             /** @description Only leads collected by a current member of these subteams; null: every subteam. With memberIds: either's leads. */
@@ -1275,6 +1321,106 @@ export interface components {
                 v1Fields: {
                     [key: string]: unknown;
                 };
+            };
+        };
+        /** @description A lead’s values changed (an update, a merge that filled in the survivor, an import with other values). `lead` is the lead as GET /api/pub/v2/leads/{leadId} returns it when the event is delivered. */
+        LeadUpdatedEvent: {
+            /** @constant */
+            type: "lead.updated";
+            /** @description When the lead was changed (ISO-8601 UTC). */
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                leadId: string;
+                /**
+                 * @description Where the change came from: `api` (v2), `import` (`leadline import`), `console`, `cli` (`leadline leads …`).
+                 * @enum {unknown}
+                 */
+                changeSource: "api" | "import" | "console" | "cli";
+                /** @description The v2 members whose value changed: `leadSource`, `systemFields.<member>`, `v1Fields.<member>`. */
+                changedFields: string[];
+                /** @description Only to an endpoint with `includePrevious`: the changed members’ values before the change, shaped like the lead (`null` where there was none). */
+                previous?: {
+                    /**
+                     * @description How the lead was collected.
+                     * @enum {unknown}
+                     */
+                    leadSource?: "APP_TO_APP" | "PROFILE_CONNECTION" | "BUSINESS_CARD_SCAN" | "QR_CODE_SCAN" | "MANUAL";
+                    systemFields?: {
+                        [key: string]: unknown;
+                    };
+                    v1Fields?: {
+                        [key: string]: unknown;
+                    };
+                };
+                lead: {
+                    /** Format: uuid */
+                    leadId: string;
+                    /** @description The v1 `id`. */
+                    legacyLeadId: string;
+                    /** @description The collecting member (v1 userId). */
+                    assignedMembers: number[];
+                    /**
+                     * @description How the lead was collected.
+                     * @enum {unknown}
+                     */
+                    leadSource: "APP_TO_APP" | "PROFILE_CONNECTION" | "BUSINESS_CARD_SCAN" | "QR_CODE_SCAN" | "MANUAL";
+                    /** @description v1 epoch as ISO-8601 UTC with milliseconds. */
+                    captureDatetime: string;
+                    /** @description When the service stored the lead. */
+                    createdAt: string;
+                    systemFields: {
+                        firstName: string | null;
+                        lastName: string | null;
+                        fullName: string | null;
+                        email: string | null;
+                        phone: string | null;
+                        companyName: string | null;
+                        jobTitle: string | null;
+                        website: string | null;
+                        linkedinUrl: string | null;
+                        twitterUrl: string | null;
+                        address: string | null;
+                        note: string | null;
+                        bio: string | null;
+                        profileImageUrl: string | null;
+                        businessCardImageUrl: string | null;
+                        location: {
+                            label: string | null;
+                            latitude: number | null;
+                            longitude: number | null;
+                        } | null;
+                        userPid: string;
+                    };
+                    /** @description Every v1 member without a v2 field of its own, verbatim (time, userEmail, flags, counters, crm, …), and lat/long as their v1 text (consent only). */
+                    v1Fields: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        /** @description A lead was merged into another: a mirror deletes `leadId`. */
+        LeadMergedEvent: {
+            /** @constant */
+            type: "lead.merged";
+            /** @description When the lead was merged (ISO-8601 UTC). */
+            timestamp: string;
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The merged lead: it has no current view any more.
+                 */
+                leadId: string;
+                /**
+                 * Format: uuid
+                 * @description The survivor, which keeps its id.
+                 */
+                mergedInto: string;
+                /**
+                 * @description Where the change came from: `api` (v2), `import` (`leadline import`), `console`, `cli` (`leadline leads …`).
+                 * @enum {unknown}
+                 */
+                changeSource: "api" | "import" | "console" | "cli";
             };
         };
         /** @description A signed event that only checks the endpoint receives. */
@@ -5267,8 +5413,11 @@ export interface operations {
                  *       "url": "https://crm.example.com/hooks/leadline",
                  *       "description": "CRM sync",
                  *       "eventTypes": [
-                 *         "lead.created"
-                 *       ]
+                 *         "lead.created",
+                 *         "lead.updated",
+                 *         "lead.merged"
+                 *       ],
+                 *       "includePrevious": true
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookCreateBody"];
@@ -5791,7 +5940,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "enabled": false
+                 *       "eventTypes": [
+                 *         "lead.created",
+                 *         "lead.updated",
+                 *         "lead.merged"
+                 *       ],
+                 *       "includePrevious": false
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookUpdateBody"];
@@ -7935,6 +8089,137 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["LeadCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leadUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`, one per valid secret (two during a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.updated",
+                 *       "timestamp": "2024-07-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                 *         "changeSource": "api",
+                 *         "changedFields": [
+                 *           "systemFields.email",
+                 *           "systemFields.jobTitle"
+                 *         ],
+                 *         "previous": {
+                 *           "systemFields": {
+                 *             "email": "tobi@old.example.com",
+                 *             "jobTitle": null
+                 *           }
+                 *         },
+                 *         "lead": {
+                 *           "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                 *           "legacyLeadId": "30008",
+                 *           "assignedMembers": [
+                 *             1013
+                 *           ],
+                 *           "leadSource": "BUSINESS_CARD_SCAN",
+                 *           "captureDatetime": "2024-07-01T12:10:00.000Z",
+                 *           "createdAt": "2024-07-01T12:11:02.417Z",
+                 *           "systemFields": {
+                 *             "firstName": "Tobi",
+                 *             "lastName": "Berg",
+                 *             "fullName": "Tobi Berg",
+                 *             "email": "tobi@example.com",
+                 *             "phone": null,
+                 *             "companyName": "Spree Leads GmbH",
+                 *             "jobTitle": "Buyer",
+                 *             "website": null,
+                 *             "linkedinUrl": null,
+                 *             "twitterUrl": null,
+                 *             "address": null,
+                 *             "note": null,
+                 *             "bio": null,
+                 *             "profileImageUrl": null,
+                 *             "businessCardImageUrl": null,
+                 *             "location": {
+                 *               "label": "Berlin",
+                 *               "latitude": 52.52,
+                 *               "longitude": 13.405
+                 *             },
+                 *             "userPid": "7013"
+                 *           },
+                 *           "v1Fields": {
+                 *             "time": "2024-07-01 14:10:00",
+                 *             "userEmail": "mia@example.com",
+                 *             "isManual": false,
+                 *             "isScan": true,
+                 *             "isRoll": false,
+                 *             "lat": "52.5200",
+                 *             "long": "13.4050"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leadMerged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`, one per valid secret (two during a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.merged",
+                 *       "timestamp": "2024-07-02T09:31:00.000Z",
+                 *       "data": {
+                 *         "leadId": "01906a3c-5a10-7b20-9c3d-4e5f60718293",
+                 *         "mergedInto": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                 *         "changeSource": "api"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadMergedEvent"];
             };
         };
         responses: {
