@@ -44,18 +44,31 @@ export interface HistoryEntry {
   changedFields: string[];
   /** `merged-away`: the lead this one was merged into. */
   mergedInto: string | null;
+  /**
+   * The version the entry's lead had after it (1 when stored); null when the event did not
+   * record it (written before leadline did), or for a lead merged into this one: its own version.
+   */
+  version: number | null;
 }
 
 /** The record's events as history, oldest first: names of changed fields only, no values. */
 export function historyOf(record: LeadRecord): HistoryEntry[] {
   const self = record.lead.uuid;
   return record.events.map((e) => {
-    const base = { at: e.at, leadId: e.leadId, source: e.source, changedFields: [], mergedInto: null };
+    const base = {
+      at: e.at,
+      leadId: e.leadId,
+      source: e.source,
+      changedFields: [],
+      mergedInto: null,
+      version: e.version,
+    };
     if (e.type === 'lead.created') return { ...base, kind: 'created' };
     if (e.type === 'lead.merged') {
+      // Another lead's merge leaves this one's version as it is (its values change in an update).
       return e.leadId === self
         ? { ...base, kind: 'merged-away', mergedInto: e.mergedInto }
-        : { ...base, kind: 'merged-into-this' };
+        : { ...base, kind: 'merged-into-this', version: null };
     }
     const changedFields =
       e.before === null || e.after === null

@@ -167,6 +167,8 @@ export interface LeadEvent {
   after: LeadValues | null;
   /** `lead.merged`: the survivor's v2 id. */
   mergedInto: string | null;
+  /** The lead's version after it (1 for `lead.created`); null for an event that did not record it. */
+  version: number | null;
 }
 
 /** A lead with its last change, the leads merged into it and the events the store still holds. */

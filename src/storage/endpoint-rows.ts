@@ -135,6 +135,7 @@ function toEventChange(c: EventChange): EventChange {
   if (c.before !== undefined) out.before = values(c.before);
   if (c.after !== undefined) out.after = values(c.after);
   if (c.mergedInto !== undefined) out.mergedInto = c.mergedInto;
+  if (c.version !== undefined) out.version = c.version;
   return out;
 }
 
@@ -154,6 +155,7 @@ export function leadEvent(
     before: c?.before ?? null,
     after: c?.after ?? null,
     mergedInto: c?.mergedInto ?? null,
+    version: type === 'lead.created' ? 1 : (c?.version ?? null),
   };
 }
 

@@ -32,6 +32,16 @@ for (const engine of enginesUnderTest()) {
     const clock = Date.now();
     let a: Signed;
     let b: Signed;
+    const lead = (userId: number, id: string, email: string, name: string, n: number, company = 'Acme') => ({
+      type: 'lead',
+      userId,
+      id,
+      epoch: clock - 60_000 + n,
+      isLead: true,
+      email,
+      name,
+      company: n === 1 ? SCRIPT : company,
+    });
     const get = (url: string, s: Signed) => app.inject({ url, headers: { cookie: s.cookie } });
     const byLegacyId = async (teamId: number, id: string): Promise<StoredLead> => {
       const found = await store.leads.byEmail(teamId, `${id}@dup.test`, 10);
@@ -53,16 +63,6 @@ for (const engine of enginesUnderTest()) {
       await endpointFor(store, A, {
         eventTypes: ['lead.created', 'lead.updated', 'lead.merged'],
         createdAt: clock,
-      });
-      const lead = (userId: number, id: string, email: string, name: string, n: number) => ({
-        type: 'lead',
-        userId,
-        id,
-        epoch: clock - 60_000 + n,
-        isLead: true,
-        email,
-        name,
-        company: n === 1 ? SCRIPT : 'Acme',
       });
       await load(store, [
         lead(ADMIN_A, 'anna-1', '  Anna.Lee@Example.COM ', 'Anna Lee', 1),
@@ -111,7 +111,7 @@ for (const engine of enginesUnderTest()) {
       assert.match(res.body, /systemFields\.email/);
       assert.match(res.body, /as far back|reaches back no further/);
       const history = res.body.slice(res.body.indexOf('id="history"'));
-      assert.match(history, /<td>stored<\/td>/, 'its lead.created event is in its history');
+      assert.match(history, /<td>stored<\/td><td>1<\/td>/, 'its lead.created event is in its history');
     });
 
     test('an update and a merge are in the history: field names and source, never values', async () => {
@@ -135,8 +135,8 @@ for (const engine of enginesUnderTest()) {
       const res = await get(`/console/leads/${surv.uuid}`, a);
       assert.equal(res.statusCode, 200, res.body);
       const history = res.body.slice(res.body.indexOf('id="history"'));
-      assert.match(history, /systemFields\.jobTitle/);
-      assert.match(history, /<td>api<\/td>/);
+      assert.match(history, /<td>stored<\/td><td>1<\/td><td>—<\/td>/);
+      assert.match(history, /<td>changed<\/td><td>2<\/td><td>api<\/td>\s*<td>[\s\S]*?systemFields\.jobTitle/);
       assert.match(history, new RegExp(`${dupe.uuid}</code></a> merged into this lead`));
       assert.match(history, /<td>cli<\/td>/);
       assert.ok(
@@ -161,9 +161,33 @@ for (const engine of enginesUnderTest()) {
       assert.equal(res.statusCode, 200, res.body);
       assert.match(res.body, new RegExp(`merged into <a href="/console/leads/${surv.uuid}">`));
       const history = res.body.slice(res.body.indexOf('id="history"'));
-      assert.match(history, new RegExp(`merged into <a href="/console/leads/${surv.uuid}"`));
+      assert.match(
+        history,
+        new RegExp(
+          `merged into <a href="/console/leads/${surv.uuid}"><code>[^<]+</code></a></td><td>2</td><td>cli</td>`,
+        ),
+      );
       const search = await get('/console/leads?email=DUPE%40dup.test', a);
       assert.match(search.body, /merged into/, 'the search lists a merged lead, marked');
+    });
+
+    test('an import that changes a lead is in its history, from import', async () => {
+      const before = (await store.leads.byEmail(A, 'anna.lee@example.com', 10)).find(
+        (l) => l.id === 'anna-2',
+      )!;
+      assert.equal(before.version, 1);
+      const summary = await load(store, [
+        lead(ADMIN_A, 'anna-2', 'anna.lee@example.com', 'Anna L.', 2, 'Globex'),
+      ]);
+      assert.equal(summary.changed, 1);
+      const res = await get(`/console/leads/${before.uuid}`, a);
+      const history = res.body.slice(res.body.indexOf('id="history"'));
+      assert.match(
+        history,
+        /<td>changed<\/td><td>2<\/td><td>import<\/td>\s*<td>[\s\S]*?systemFields\.companyName/,
+      );
+      assert.ok(!history.includes('Globex') && !history.includes('Acme'), 'no value in the history');
+      assert.match(res.body, /<dt>Last change<\/dt><dd>[^<]+ UTC, from import<\/dd>/);
     });
 
     test('another team’s lead is not found, by URL or by team', async () => {

@@ -108,11 +108,13 @@ function historyTable(entries: HistoryEntry[], lead: StoredLead, q: string): Htm
     }
   };
   const rows = entries.map(
-    (e) => html`<tr><td>${whenExact(e.at)}</td><td>${what(e)}</td><td>${e.source ?? '—'}</td>
+    (
+      e,
+    ) => html`<tr><td>${whenExact(e.at)}</td><td>${what(e)}</td><td>${e.version ?? '—'}</td><td>${e.source ?? '—'}</td>
 <td>${e.changedFields.length === 0 ? '—' : html`<ul class="fields">${e.changedFields.map((f) => html`<li><code>${f}</code></li>`)}</ul>`}</td></tr>`,
   );
   const shown = entries.length === HISTORY_LIMIT ? html`, the newest ${HISTORY_LIMIT}` : '';
   return html`<div class="scroll"><table><caption>History of ${leadName(lead)}, oldest first${shown}</caption><thead><tr>
-<th scope="col">When</th><th scope="col">What</th><th scope="col">Source</th><th scope="col">Fields changed</th></tr></thead>
+<th scope="col">When</th><th scope="col">What</th><th scope="col">Version</th><th scope="col">Source</th><th scope="col">Fields changed</th></tr></thead>
 <tbody>${rows}</tbody></table></div>`;
 }
