@@ -88,6 +88,8 @@ for (const engine of enginesUnderTest()) {
       assert.match(res.body, /Anna L\./);
       assert.doesNotMatch(res.body, /Not Anna/, 'a longer or shorter address is another e-mail');
       assert.doesNotMatch(res.body, /Anna of B/, 'another team’s lead is not found');
+      assert.ok(!res.body.includes(SCRIPT), 'a listed lead’s text is never markup');
+      assert.ok(res.body.includes('&lt;script&gt;alert(&quot;lead&quot;)&lt;/script&gt;'));
       const links = [...res.body.matchAll(/href="\/console\/leads\/([0-9a-f-]{36})"/g)].map((m) => m[1]);
       assert.equal(new Set(links).size, 2);
       assert.match(res.body, /aria-current="page">Leads</, 'the console’s nav marks the view');
