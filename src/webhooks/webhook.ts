@@ -132,6 +132,11 @@ export interface EventChange {
   before?: LeadValues;
   after?: LeadValues;
   mergedInto?: string;
+  /**
+   * The lead's version the change made (the updated lead's, the merged lead's); absent on events
+   * written before it was recorded. Read by the console's history (docs/console.md, "Lead page").
+   */
+  version?: number;
 }
 
 /** The `data` of a `lead.updated` event: the lead as it is, which fields changed, and from where. */

@@ -597,6 +597,8 @@ for (const engine of enginesUnderTest())
         '/console/v1.csv',
         '/console/webhooks',
         '/console/brownouts',
+        '/console/leads',
+        `/console/leads/${leadId}`,
       ])
         await page(null, url, 401);
       for (const url of [
@@ -607,9 +609,15 @@ for (const engine of enginesUnderTest())
         '/console/webhooks',
         `/console/webhooks/${endpoint.id}`,
         `/console/webhooks/${endpoint.id}?limit=5`,
+        '/console/leads',
+        '/console/leads?email=Ada%40Example.com',
+        `/console/leads/${leadId}`,
       ])
         await page(admin, url, 200);
       await page(admin, `/console/webhooks/${UNKNOWN_UUID}`, 404);
+      await page(admin, `/console/leads/${UNKNOWN_UUID}`, 404);
+      await page(admin, `/console/leads?email=${'a'.repeat(321)}`, 400);
+      await page(operator, `/console/leads/${leadId}?team=${TEAM}`, 200);
       await page(admin, '/console/brownouts', 403);
       await page(operator, '/console/brownouts', 200);
       await page(operator, `/console/keys?team=${TEAM}`, 200);

@@ -742,6 +742,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Console: find the team’s leads by e-mail */
+        get: operations["consoleLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Console: find the team’s leads by e-mail (HEAD: its headers, no body) */
+        head: operations["consoleLeadsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/console/leads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Console: one lead, its merges and its history of changes */
+        get: operations["consoleLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Console: one lead, its merges and its history of changes (HEAD: its headers, no body) */
+        head: operations["consoleLeadHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/console/v1": {
         parameters: {
             query?: never;
@@ -7201,6 +7237,258 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+        };
+    };
+    consoleLeads: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+                /**
+                 * @description The e-mail to find: trimmed, compared without case (as v2’s EXACT search folds text), whole. Merged leads are listed too, marked.
+                 * @example anna@example.com
+                 */
+                email?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The search form, and the leads with that e-mail. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    consoleLeadsHead: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+                /**
+                 * @description The e-mail to find: trimmed, compared without case (as v2’s EXACT search folds text), whole. Merged leads are listed too, marked.
+                 * @example anna@example.com
+                 */
+                email?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The search form, and the leads with that e-mail. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    consoleLead: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The lead’s v2 `leadId`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lead’s current values (v2 shape), version, last change, the leads merged into it (or the lead it was merged into) and its history as far back as the webhook event retention. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    consoleLeadHead: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The lead’s v2 `leadId`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lead’s current values (v2 shape), version, last change, the leads merged into it (or the lead it was merged into) and its history as far back as the webhook event retention. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };
