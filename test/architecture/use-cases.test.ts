@@ -37,6 +37,7 @@ const READS: Record<string, string[]> = {
   LeadStore: ['lastOfMember', 'lastOfTeam', 'lastOfSubteam', 'range', 'search', 'byUuid', 'changes', 'scan'],
   RetirementStore: ['brownouts', 'usage'],
   DeliveryStore: ['deliveries', 'backlog'],
+  PrivacyStore: ['leadsByEmail', 'deliveriesOfLeads'],
   WebhookStore: ['endpoints', 'endpoint', 'signingSecrets', 'events'],
 };
 
