@@ -3,6 +3,7 @@ import type { DirectoryStore } from './directory/directory.port.js';
 import type { ImportWriter } from './import/import.port.js';
 import type { KeyStore } from './keys/keys.port.js';
 import type { LeadStore } from './leads/leads.port.js';
+import type { PrivacyStore } from './privacy/privacy.port.js';
 import type { SharedCounters } from './rate-limit/shared-counters.js';
 import type { RetirementStore } from './retirement/retirement.port.js';
 import type { DeliveryStore } from './webhooks/deliveries.port.js';
@@ -31,6 +32,8 @@ export interface Store {
   /** The admin console's sign-in links and sessions (docs/console.md). */
   readonly console: ConsoleStore;
   readonly deliveries: DeliveryStore;
+  /** A person's data across the store (docs/privacy.md). */
+  readonly privacy: PrivacyStore;
   /**
    * The rate-limit counters every instance on the store shares (PostgreSQL), for windows of
    * `windowSeconds`; null for the embedded store, whose one instance counts in its own memory.

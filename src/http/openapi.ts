@@ -1,6 +1,7 @@
 import swagger, { type SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { DuplicatesBody, LeadPatch, MergeBody } from '../schemas/lead-patch.js';
+import { SubjectAccessBody } from '../schemas/privacy.js';
 import { V1Lead } from '../schemas/v1-lead.js';
 import { CreateBody, SearchBody, V2Lead } from '../schemas/v2.js';
 import { V2Me } from '../schemas/v2-me.js';
@@ -75,6 +76,10 @@ const TAGS = [
     description: 'Signed lead events pushed to a team’s endpoints ([webhooks guide](/docs/webhooks)).',
   },
   {
+    name: 'privacy',
+    description: 'A person’s data: what is held about them ([privacy guide](/docs/privacy)).',
+  },
+  {
     name: 'v1 (deprecated)',
     description:
       'The v1 lead retrieval interface, deprecated: new integrations use v2. Every answer carries Deprecation and Link (and Sunset once set).',
@@ -137,6 +142,7 @@ function finish(doc: Json): Json {
         LeadPatch: strip(LeadPatch),
         MergeBody: strip(MergeBody),
         DuplicatesBody: strip(DuplicatesBody),
+        SubjectAccessBody: strip(SubjectAccessBody),
         V2Lead: strip(V2Lead),
         V2Me: strip(V2Me),
         V1Lead: strip(V1Lead),

@@ -48,6 +48,7 @@ const READS: Record<string, string[]> = {
   ],
   RetirementStore: ['brownouts', 'usage'],
   DeliveryStore: ['deliveries', 'backlog'],
+  PrivacyStore: ['leadsByEmail', 'deliveriesOfLeads'],
   WebhookStore: ['endpoints', 'endpoint', 'signingSecrets', 'events'],
 };
 

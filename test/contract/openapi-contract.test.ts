@@ -332,6 +332,49 @@ for (const engine of enginesUnderTest())
         status: 410,
       });
       await send({ ...patch(keys.member!, otherId, {}), status: 410 });
+      // Subject access (docs/privacy.md): the person of the two leads just merged, both listed.
+      const access = await send({
+        url: '/api/pub/v2/subject-access',
+        ...json(keys.member!, { email: ' Ada@Example.com' }),
+        status: 200,
+      });
+      assert.deepEqual(
+        (JSON.parse(access.body) as { data: { leads: { mergedInto: string | null }[] } }).data.leads.map(
+          (l) => l.mergedInto,
+        ),
+        [null, leadId],
+      );
+      await send({
+        url: '/api/pub/v2/subject-access',
+        ...json(keys.other!, { email: 'ada@example.com' }),
+        status: 200,
+      });
+      await send({
+        url: '/api/pub/v2/subject-access',
+        ...json(keys.member!, { email: 'not-an-address' }),
+        status: 400,
+      });
+      await send({
+        url: '/api/pub/v2/subject-access',
+        ...json(keys.member!, { mail: 'a@b.test' }),
+        status: 400,
+      });
+      await send({ url: '/api/pub/v2/subject-access', ...json('wrong', { email: 'a@b.test' }), status: 401 });
+      await send({
+        method: 'POST',
+        url: '/api/pub/v2/subject-access',
+        headers: { ...bearer(keys.member!), 'content-type': 'text/plain' },
+        payload: 'ada@example.com',
+        status: 415,
+      });
+      await send({
+        method: 'POST',
+        url: '/api/pub/v2/subject-access',
+        headers: { ...bearer(keys.member!), 'content-type': 'application/json' },
+        payload: JSON.stringify({ email: `${'x'.repeat(70 * 1024)}@example.com` }),
+        status: 413,
+      });
+      await send({ method: 'GET', url: '/api/pub/v2/subject-access?email=ada@example.com', status: 405 });
       await send({
         method: 'GET',
         url: `/api/pub/v2/leads/${leadId}/merge`,

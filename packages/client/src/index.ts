@@ -19,6 +19,9 @@ export type Me = components['schemas']['V2Me']['data'];
 export type LeadPatch = components['schemas']['LeadPatch'];
 export type DuplicateGroup =
   paths['/api/pub/v2/leads/duplicates']['post']['responses']['200']['content']['application/json']['data']['groups'][number];
+/** What leadline holds about one person (docs/privacy.md "Subject access"). */
+export type SubjectAccess =
+  paths['/api/pub/v2/subject-access']['post']['responses']['200']['content']['application/json']['data'];
 
 /** A lead with its version (`ETag`), to send back as `ifMatch` with a change. */
 export interface VersionedLead {
@@ -226,6 +229,14 @@ export function createLeadline(options: LeadlineOptions) {
           await sleep(opts.pollIntervalMs ?? 5000, opts.signal);
         }
       },
+    },
+    privacy: {
+      /**
+       * Every lead of the person with this e-mail that the key may read, merged ones too, with
+       * the webhook deliveries that carried them. The e-mail travels in the body, never the URL.
+       */
+      subjectAccess: (email: string, signal?: AbortSignal): Promise<SubjectAccess> =>
+        data(api.POST('/api/pub/v2/subject-access', { body: { email }, signal })),
     },
   };
 }

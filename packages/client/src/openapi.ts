@@ -484,6 +484,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pub/v2/subject-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Everything held about one person, by their e-mail
+         * @description Every lead whose e-mail is this address (trimmed, lower case) among the leads the key may read — merged leads too — with the webhook deliveries that carried them ([Subject access](/docs/privacy#subject-access)). The e-mail goes in the body, never in the URL.
+         */
+        post: operations["subjectAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/pub/v2/webhooks": {
         parameters: {
             query?: never;
@@ -1104,6 +1124,10 @@ export interface components {
              * @default 20
              */
             limit: number;
+        };
+        SubjectAccessBody: {
+            /** @description The person’s e-mail address; compared trimmed and in lower case. At most 254 characters once trimmed. */
+            email: string;
         };
         V2Lead: {
             /** Format: uuid */
@@ -5339,6 +5363,236 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+        };
+    };
+    subjectAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "tobi@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubjectAccessBody"];
+            };
+        };
+        responses: {
+            /** @description The person’s leads; an empty list when the key may read none. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "email": "tobi@example.com",
+                     *         "answeredAt": "2024-07-02T09:00:00.000Z",
+                     *         "leads": [
+                     *           {
+                     *             "lead": {
+                     *               "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                     *               "legacyLeadId": "30008",
+                     *               "assignedMembers": [
+                     *                 1013
+                     *               ],
+                     *               "leadSource": "BUSINESS_CARD_SCAN",
+                     *               "captureDatetime": "2024-07-01T12:10:00.000Z",
+                     *               "createdAt": "2024-07-01T12:11:02.417Z",
+                     *               "systemFields": {
+                     *                 "firstName": "Tobi",
+                     *                 "lastName": "Berg",
+                     *                 "fullName": "Tobi Berg",
+                     *                 "email": "tobi@example.com",
+                     *                 "phone": null,
+                     *                 "companyName": "Spree Leads GmbH",
+                     *                 "jobTitle": "Buyer",
+                     *                 "website": null,
+                     *                 "linkedinUrl": null,
+                     *                 "twitterUrl": null,
+                     *                 "address": null,
+                     *                 "note": null,
+                     *                 "bio": null,
+                     *                 "profileImageUrl": null,
+                     *                 "businessCardImageUrl": null,
+                     *                 "location": {
+                     *                   "label": "Berlin",
+                     *                   "latitude": 52.52,
+                     *                   "longitude": 13.405
+                     *                 },
+                     *                 "userPid": "7013"
+                     *               },
+                     *               "v1Fields": {
+                     *                 "time": "2024-07-01 14:10:00",
+                     *                 "userEmail": "mia@example.com",
+                     *                 "isManual": false,
+                     *                 "isScan": true,
+                     *                 "isRoll": false,
+                     *                 "lat": "52.5200",
+                     *                 "long": "13.4050"
+                     *               }
+                     *             },
+                     *             "mergedInto": null,
+                     *             "deliveries": [
+                     *               {
+                     *                 "eventId": "01906a3c-5000-7a10-8b3c-2d4e5f607182",
+                     *                 "type": "lead.created",
+                     *                 "endpointId": "01906a3c-4000-7a10-8b3c-2d4e5f607182",
+                     *                 "endpointHost": "hooks.example.com",
+                     *                 "createdAt": "2024-07-01T12:11:03.000Z",
+                     *                 "state": "delivered",
+                     *                 "attempts": 1,
+                     *                 "lastAttemptAt": "2024-07-01T12:11:03.210Z"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description The address as compared: trimmed, lower case. */
+                            email: string;
+                            /** Format: date-time */
+                            answeredAt: string;
+                            leads: {
+                                lead: components["schemas"]["V2Lead"];
+                                /**
+                                 * Format: uuid
+                                 * @description The lead this one was merged into; null when it is not merged. A merged lead still holds the person’s data.
+                                 */
+                                mergedInto: string | null;
+                                deliveries: {
+                                    /**
+                                     * Format: uuid
+                                     * @description The event’s `id`, as the receiver got it.
+                                     */
+                                    eventId: string;
+                                    /** @example lead.created */
+                                    type: string;
+                                    /** Format: uuid */
+                                    endpointId: string;
+                                    /** @description The endpoint URL’s host (and port, when not the default): never its path or query. */
+                                    endpointHost: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the event was dispatched to the endpoint.
+                                     */
+                                    createdAt: string;
+                                    /** @enum {string} */
+                                    state: "pending" | "delivered" | "failed" | "dropped";
+                                    attempts: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description null before the first attempt.
+                                     */
+                                    lastAttemptAt: string | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why.
+             *
+             *     `invalid-request`: The request could not be read.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: POST. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Request bodies are JSON: send Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };

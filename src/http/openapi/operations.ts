@@ -2,6 +2,7 @@ import type { TSchema } from 'typebox';
 import type { Json } from './build.js';
 import { consoleOperations } from './console.js';
 import { pageOperations } from './pages.js';
+import { privacyOperations } from './privacy.js';
 import { serviceOperations } from './service.js';
 import { v1Operations } from './v1.js';
 import { v2Operations } from './v2.js';
@@ -46,6 +47,7 @@ export const OPERATIONS: ReadonlyMap<string, OperationDoc> = (() => {
   const tables = [
     v2Operations(),
     webhookOperations(),
+    privacyOperations(),
     v1Operations(),
     serviceOperations(),
     pageOperations(),

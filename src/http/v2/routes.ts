@@ -9,6 +9,7 @@ import { cursorCodec, V2_PREFIX, type V2Deps, type V2Handler, v2Route } from './
 import { leadChanges } from './lead-changes.js';
 import { mergeLeads } from './merge-leads.js';
 import { searchLeads } from './search-leads.js';
+import { subjectAccess } from './subject-access.js';
 import { updateLead } from './update-lead.js';
 
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
@@ -35,6 +36,7 @@ export async function v2Routes(app: FastifyInstance, deps: V2Deps): Promise<void
     { name: 'mergeLeads', url: `${V2_PREFIX}/:leadId/merge`, methods: ['POST'], handler: mergeLeads },
     { name: 'createLead', url: V2_PREFIX, methods: ['POST'], handler: createLead },
     { name: 'getMe', url: '/api/pub/v2/me', methods: ['GET', 'HEAD'], handler: getMe },
+    { name: 'subjectAccess', url: '/api/pub/v2/subject-access', methods: ['POST'], handler: subjectAccess },
   ];
   const allowed = new Map<string, HTTPMethods[]>();
   for (const r of routes) allowed.set(r.url, [...(allowed.get(r.url) ?? []), ...r.methods]);

@@ -345,6 +345,15 @@ const MIGRATIONS: Migration[] = [
       ANALYZE leads;
     `,
   },
+  {
+    version: 11,
+    name: 'webhook-events-by-lead',
+    // As SQLite's migration 11 (docs/privacy.md "Subject access"): the webhook events about given
+    // leads, found by the lead rather than by a walk of the team's outbox.
+    sql: `
+      CREATE INDEX webhook_events_lead ON webhook_events(team_id, lead_seq);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -11,6 +11,7 @@ import { PostgresImportWriter } from './import.js';
 import { KEYS_CHANNEL, PostgresKeyStore } from './keys.js';
 import { PostgresLeadStore } from './leads.js';
 import { migrate } from './migrations.js';
+import { PostgresPrivacyStore } from './privacy.js';
 import { PostgresRateCounters } from './rate-limit.js';
 import { ReplicaRouter, type ReplicaState } from './replica.js';
 import { PostgresRetirementStore } from './retirement.js';
@@ -71,6 +72,7 @@ export class PostgresStore implements Store {
   readonly webhooks: PostgresWebhookStore;
   readonly deliveries: PostgresDeliveryStore;
   readonly console: PostgresConsoleStore;
+  readonly privacy: PostgresPrivacyStore;
 
   private constructor(
     private readonly sql: Sql,
@@ -86,6 +88,7 @@ export class PostgresStore implements Store {
     this.webhooks = new PostgresWebhookStore(sql);
     this.deliveries = new PostgresDeliveryStore(sql);
     this.console = new PostgresConsoleStore(sql);
+    this.privacy = new PostgresPrivacyStore(sql);
   }
 
   /**

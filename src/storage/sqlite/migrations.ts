@@ -318,6 +318,15 @@ const MIGRATIONS: Migration[] = [
       ALTER TABLE webhook_events ADD COLUMN data TEXT;
     `,
   },
+  {
+    version: 11,
+    name: 'webhook-events-by-lead',
+    // Subject access (docs/privacy.md "Subject access"): the webhook events about given leads,
+    // found by the lead rather than by a walk of the team's outbox.
+    sql: `
+      CREATE INDEX webhook_events_lead ON webhook_events(team_id, lead_seq);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
