@@ -411,14 +411,16 @@ for (const engine of enginesUnderTest()) {
       })();
 
       const per = Math.ceil(OPS / WRITERS);
-      try {
-        await Promise.all(Array.from({ length: WRITERS }, (_, w) => writer(w, Math.min(per, OPS - w * per))));
-      } finally {
-        writing = false;
-        await killer;
-        following = false;
-        await follower;
-      }
+      // Settled, not Promise.all: a writer that fails must not leave the others sending requests
+      // after the test has stopped the server.
+      const written = await Promise.allSettled(
+        Array.from({ length: WRITERS }, (_, w) => writer(w, Math.min(per, OPS - w * per))),
+      );
+      writing = false;
+      await killer;
+      following = false;
+      await follower;
+      for (const r of written) if (r.status === 'rejected') throw r.reason;
 
       // ---- caught up: compare while polling ---------------------------------------------------
       // Every write has returned (and the killed server's transactions have ended with it): the
