@@ -4,6 +4,7 @@ import type { ImportWriter } from './import/import.port.js';
 import type { KeyStore } from './keys/keys.port.js';
 import type { LeadStore } from './leads/leads.port.js';
 import type { ErasureStore } from './privacy/erasure.port.js';
+import type { PrivacyStore } from './privacy/privacy.port.js';
 import type { SharedCounters } from './rate-limit/shared-counters.js';
 import type { RetirementStore } from './retirement/retirement.port.js';
 import type { DeliveryStore } from './webhooks/deliveries.port.js';
@@ -34,6 +35,8 @@ export interface Store {
   readonly deliveries: DeliveryStore;
   /** Erasure receipts and suppressions (docs/privacy.md). */
   readonly erasures: ErasureStore;
+  /** A person's data across the store (docs/privacy.md). */
+  readonly privacy: PrivacyStore;
   /**
    * The rate-limit counters every instance on the store shares (PostgreSQL), for windows of
    * `windowSeconds`; null for the embedded store, whose one instance counts in its own memory.

@@ -1,12 +1,14 @@
 import swagger, { type SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { DuplicatesBody, LeadPatch, MergeBody } from '../schemas/lead-patch.js';
-import { ErasureBody, ErasureReceipt } from '../schemas/privacy.js';
+import { ErasureBody, ErasureReceipt, SubjectAccessBody } from '../schemas/privacy.js';
 import { V1Lead } from '../schemas/v1-lead.js';
 import { CreateBody, SearchBody, V2Lead } from '../schemas/v2.js';
 import { V2Me } from '../schemas/v2-me.js';
 import {
   LeadCreatedEvent,
+  LeadMergedEvent,
+  LeadUpdatedEvent,
   WebhookCreateBody,
   WebhookEndpoint,
   WebhookTestEvent,
@@ -72,6 +74,10 @@ const TAGS = [
   {
     name: 'webhooks',
     description: 'Signed lead events pushed to a team’s endpoints ([webhooks guide](/docs/webhooks)).',
+  },
+  {
+    name: 'privacy',
+    description: 'A person’s data: what is held about them ([privacy guide](/docs/privacy)).',
   },
   {
     name: 'v1 (deprecated)',
@@ -140,6 +146,7 @@ function finish(doc: Json): Json {
         LeadPatch: strip(LeadPatch),
         MergeBody: strip(MergeBody),
         DuplicatesBody: strip(DuplicatesBody),
+        SubjectAccessBody: strip(SubjectAccessBody),
         V2Lead: strip(V2Lead),
         V2Me: strip(V2Me),
         V1Lead: strip(V1Lead),
@@ -147,6 +154,8 @@ function finish(doc: Json): Json {
         WebhookCreateBody: strip(WebhookCreateBody),
         WebhookUpdateBody: strip(WebhookUpdateBody),
         LeadCreatedEvent: strip(LeadCreatedEvent),
+        LeadUpdatedEvent: strip(LeadUpdatedEvent),
+        LeadMergedEvent: strip(LeadMergedEvent),
         WebhookTestEvent: strip(WebhookTestEvent),
         ErasureBody: strip(ErasureBody),
         ErasureReceipt: strip(ErasureReceipt),

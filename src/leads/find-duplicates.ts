@@ -1,4 +1,5 @@
 import type { Scope } from '../directory/access.js';
+import { normaliseEmail } from './email.js';
 import type { StoredLead } from './lead.js';
 import type { LeadStore } from './leads.port.js';
 
@@ -29,7 +30,7 @@ export function contactKeys(lead: StoredLead): string[] {
   const fields = JSON.parse(lead.fields) as Record<string, unknown>;
   const keys: string[] = [];
   if (typeof fields.email === 'string' && fields.email.trim() !== '')
-    keys.push(`email:${fields.email.trim().toLowerCase()}`);
+    keys.push(`email:${normaliseEmail(fields.email)}`);
   if (typeof fields.number === 'string') {
     const digits = fields.number.replace(/\D/g, '');
     if (digits.length >= MIN_PHONE_DIGITS) keys.push(`phone:${digits}`);

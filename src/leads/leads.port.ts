@@ -140,6 +140,45 @@ export interface LeadStore {
    * separate keyset read (the duplicates finder walks them).
    */
   scan(scope: LeadScope, batchSize: number): AsyncIterable<StoredLead[]>;
+  /**
+   * Up to `limit` leads — merged ones too — whose e-mail, folded (text.ts `fold`) and trimmed,
+   * is `email` (already so normalised), in storage order; of `teamId`'s leads, or of every
+   * team's when null (the operator). The console's lead search (docs/console.md, "Lead page").
+   */
+  byEmail(teamId: number | null, email: string, limit: number): Promise<StoredLead[]>;
+  /**
+   * A lead by v2 id, merged or not, with what the console's lead page shows of it: when it last
+   * changed, the leads merged into it, and the outbox's events about it and about those (oldest
+   * first, at most `eventLimit`, the newest kept). `teamId` null: any team's (the operator).
+   */
+  record(teamId: number | null, uuid: string, eventLimit: number): Promise<LeadRecord | null>;
+}
+
+/** An outbox event about a lead (webhook_events), as long as the store keeps it. */
+export interface LeadEvent {
+  type: 'lead.created' | 'lead.updated' | 'lead.merged';
+  /** The v2 id of the lead it is about. */
+  leadId: string;
+  at: number;
+  /** Where the change came from; null for `lead.created`. */
+  source: ChangeSource | null;
+  /** `lead.updated`: the values before and after (never shown: lead-history.ts keeps the names). */
+  before: LeadValues | null;
+  after: LeadValues | null;
+  /** `lead.merged`: the survivor's v2 id. */
+  mergedInto: string | null;
+  /** The lead's version after it (1 for `lead.created`); null for an event that did not record it. */
+  version: number | null;
+}
+
+/** A lead with its last change, the leads merged into it and the events the store still holds. */
+export interface LeadRecord {
+  lead: StoredLead;
+  /** When its last change was made; null while it is as stored. */
+  changedAt: number | null;
+  /** Leads whose `mergedInto` is this lead, in storage order. */
+  merged: StoredLead[];
+  events: LeadEvent[];
 }
 
 /**

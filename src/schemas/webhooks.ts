@@ -1,5 +1,5 @@
 import Type, { type Static } from 'typebox';
-import { V2Lead } from './v2.js';
+import { LeadSourceSchema, V2Lead } from './v2.js';
 
 /** The webhook wire contract (docs/webhooks.md): endpoint bodies and the event payload. */
 
@@ -13,10 +13,17 @@ const Url = Type.String({
 const Description = Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
   description: 'A note for people; not sent anywhere.',
 });
-const EventTypes = Type.Array(Type.Enum(['lead.created', 'lead.erased']), {
+/** The event types an endpoint may take (docs/webhooks.md "Events"). */
+const EventType = Type.Enum(['lead.created', 'lead.updated', 'lead.merged', 'lead.erased']);
+const EventTypes = Type.Array(EventType, {
   minItems: 1,
   uniqueItems: true,
-  description: 'The events this endpoint receives. Default: every type.',
+  description:
+    'The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes.',
+});
+const IncludePrevious = Type.Boolean({
+  description:
+    "`lead.updated` bodies carry `previous`: the changed fields' values before the change. Default (absent at registration): false.",
 });
 const Members = Type.Union([Type.Array(Id, { minItems: 1, maxItems: 100, uniqueItems: true }), Type.Null()], {
   description: 'Only leads collected by these members of the team; null: every member.',
@@ -34,6 +41,7 @@ export const WebhookCreateBody = Type.Object(
     url: Url,
     description: Type.Optional(Description),
     eventTypes: Type.Optional(EventTypes),
+    includePrevious: Type.Optional(IncludePrevious),
     memberIds: Type.Optional(Members),
     subteamIds: Type.Optional(Subteams),
   },
@@ -46,6 +54,7 @@ export const WebhookUpdateBody = Type.Object(
     url: Type.Optional(Url),
     description: Type.Optional(Description),
     eventTypes: Type.Optional(EventTypes),
+    includePrevious: Type.Optional(IncludePrevious),
     memberIds: Type.Optional(Members),
     subteamIds: Type.Optional(Subteams),
     enabled: Type.Optional(
@@ -79,7 +88,10 @@ export const WebhookEndpoint = Type.Object(
     id: Type.String({ format: 'uuid' }),
     url: Type.String(),
     description: Nullable,
-    eventTypes: Type.Array(Type.String()),
+    eventTypes: Type.Array(EventType),
+    includePrevious: Type.Boolean({
+      description: '`lead.updated` bodies to this endpoint carry `previous` (the values before the change).',
+    }),
     memberIds: IdsOrNull,
     subteamIds: IdsOrNull,
     enabled: Type.Boolean(),
@@ -125,3 +137,74 @@ export const WebhookTestEvent = Type.Object(
   },
   { additionalProperties: false, description: 'A signed event that only checks the endpoint receives.' },
 );
+
+/** Where a change came from (docs/webhooks.md "lead.updated and lead.merged"). */
+const ChangeSource = Type.Enum(['api', 'import', 'console', 'cli'], {
+  description:
+    'Where the change came from: `api` (v2), `import` (`leadline import`), `console`, `cli` (`leadline leads …`).',
+});
+const LeadId = Type.String({ format: 'uuid' });
+
+/** The body of a `lead.updated` delivery: which fields changed, from where, and the lead as it is now. */
+export const LeadUpdatedEvent = Type.Object(
+  {
+    type: Type.Literal('lead.updated'),
+    timestamp: Type.String({ description: 'When the lead was changed (ISO-8601 UTC).' }),
+    data: Type.Object(
+      {
+        leadId: LeadId,
+        changeSource: ChangeSource,
+        changedFields: Type.Array(Type.String(), {
+          description:
+            'The v2 members whose value changed: `leadSource`, `systemFields.<member>`, `v1Fields.<member>`.',
+        }),
+        previous: Type.Optional(
+          Type.Object(
+            {
+              leadSource: Type.Optional(LeadSourceSchema),
+              systemFields: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+              v1Fields: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+            },
+            {
+              additionalProperties: false,
+              description:
+                'Only to an endpoint with `includePrevious`: the changed members’ values before the change, shaped like the lead (`null` where there was none).',
+            },
+          ),
+        ),
+        lead: V2Lead,
+      },
+      { additionalProperties: false },
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'A lead’s values changed (an update, a merge that filled in the survivor, an import with other values). `lead` is the lead as GET /api/pub/v2/leads/{leadId} returns it when the event is delivered.',
+  },
+);
+export type LeadUpdatedEvent = Static<typeof LeadUpdatedEvent>;
+
+/** The body of a `lead.merged` delivery: the merged lead and its survivor. */
+export const LeadMergedEvent = Type.Object(
+  {
+    type: Type.Literal('lead.merged'),
+    timestamp: Type.String({ description: 'When the lead was merged (ISO-8601 UTC).' }),
+    data: Type.Object(
+      {
+        leadId: Type.String({
+          format: 'uuid',
+          description: 'The merged lead: it has no current view any more.',
+        }),
+        mergedInto: Type.String({ format: 'uuid', description: 'The survivor, which keeps its id.' }),
+        changeSource: ChangeSource,
+      },
+      { additionalProperties: false },
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'A lead was merged into another: a mirror deletes `leadId`.',
+  },
+);
+export type LeadMergedEvent = Static<typeof LeadMergedEvent>;

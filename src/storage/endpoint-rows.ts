@@ -1,4 +1,4 @@
-import type { LeadValues } from '../leads/leads.port.js';
+import type { LeadEvent, LeadValues } from '../leads/leads.port.js';
 import type {
   Endpoint,
   EndpointChanges,
@@ -135,7 +135,28 @@ function toEventChange(c: EventChange): EventChange {
   if (c.before !== undefined) out.before = values(c.before);
   if (c.after !== undefined) out.after = values(c.after);
   if (c.mergedInto !== undefined) out.mergedInto = c.mergedInto;
+  if (c.version !== undefined) out.version = c.version;
   return out;
+}
+
+/** An outbox row about a lead as the console's lead page reads it (leads.port.ts LeadEvent). */
+export function leadEvent(
+  type: LeadEvent['type'],
+  leadId: string,
+  at: number | string,
+  data: string | null,
+): LeadEvent {
+  const c = data === null ? null : toEventChange(JSON.parse(data) as EventChange);
+  return {
+    type,
+    leadId,
+    at: Number(at),
+    source: c?.source ?? null,
+    before: c?.before ?? null,
+    after: c?.after ?? null,
+    mergedInto: c?.mergedInto ?? null,
+    version: type === 'lead.created' ? 1 : (c?.version ?? null),
+  };
 }
 
 /** A change as the outbox stores it (webhook_events.data). */

@@ -5,7 +5,7 @@ import type {
   Suppression,
 } from '../privacy/erasure.port.js';
 
-/** Erasure receipts and suppressions as both engines store them (migration 11): rows stop here. */
+/** Erasure receipts and suppressions as both engines store them (migration 12): rows stop here. */
 
 export const RECEIPT_COLUMNS =
   'id, team_id, requested_via, requested_by_key, requested_by_member, requested_at, email_hash, lead_ids, counts';

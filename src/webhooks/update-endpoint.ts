@@ -15,7 +15,7 @@ export interface UpdateEndpointInput {
 }
 
 /**
- * Changes an endpoint's URL, description, event types, filters or enabled, under the rules of
+ * Changes an endpoint's URL, description, event types, includePrevious, filters or enabled, under the rules of
  * registration (register-endpoint.ts): a new URL may receive webhooks, filters name the team's own.
  */
 export async function updateEndpoint(

@@ -3,6 +3,7 @@ import { describeChange } from '../leads/lead-change.js';
 import type { LeadValues } from '../leads/leads.port.js';
 import { leadToV2 } from '../leads/v2-wire.js';
 import type { V2Lead } from '../schemas/v2.js';
+import type { LeadMergedEvent } from '../schemas/webhooks.js';
 import { AppError } from '../shared/errors.js';
 import { formatInstant } from '../shared/instant.js';
 
@@ -16,8 +17,9 @@ export const EVENT_TYPES = ['lead.created', 'lead.updated', 'lead.merged', 'lead
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
- * What an endpoint registered without `eventTypes` receives. Still `lead.created` alone: the
- * HTTP registration's schema lists that type only until the routes take the new ones.
+ * What an endpoint registered without `eventTypes` receives: `lead.created` alone, as before
+ * issue 39 (docs/webhooks.md "lead.updated and lead.merged"): an existing receiver is not sent
+ * a body shape it never asked for.
  */
 export const DEFAULT_EVENT_TYPES: EventType[] = ['lead.created'];
 
@@ -130,6 +132,11 @@ export interface EventChange {
   before?: LeadValues;
   after?: LeadValues;
   mergedInto?: string;
+  /**
+   * The lead's version the change made (the updated lead's, the merged lead's); absent on events
+   * written before it was recorded. Read by the console's history (docs/console.md, "Lead page").
+   */
+  version?: number;
 }
 
 /** The `data` of a `lead.updated` event: the lead as it is, which fields changed, and from where. */
@@ -143,12 +150,12 @@ export interface LeadUpdatedData {
   lead: V2Lead;
 }
 
-/** The `data` of a `lead.merged` event: the merged lead and the lead it now lives on in. */
-export interface LeadMergedData {
-  leadId: string;
-  mergedInto: string;
-  changeSource: ChangeSource;
-}
+/**
+ * The `data` of a `lead.merged` event: the merged lead and the lead it now lives on in — the
+ * wire schema's own type (src/schemas/webhooks.ts), so a change source the OpenAPI document
+ * does not list fails to compile.
+ */
+export type LeadMergedData = LeadMergedEvent['data'];
 
 /**
  * The `data` of a `lead.erased` event (docs/privacy.md "Erasure"): the erased lead's id and

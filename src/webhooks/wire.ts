@@ -9,6 +9,7 @@ export function endpointToWire(e: Endpoint, secret?: string): WebhookEndpoint {
     url: e.url,
     description: e.description,
     eventTypes: e.eventTypes,
+    includePrevious: e.includePrevious,
     memberIds: e.members,
     subteamIds: e.subteams,
     enabled: e.enabled,

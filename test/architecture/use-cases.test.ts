@@ -35,9 +35,21 @@ const READS: Record<string, string[]> = {
   ],
   ImportWriter: ['teams', 'members', 'collectors', 'staged'],
   KeyStore: ['list', 'findByDisplay'],
-  LeadStore: ['lastOfMember', 'lastOfTeam', 'lastOfSubteam', 'range', 'search', 'byUuid', 'changes', 'scan'],
+  LeadStore: [
+    'lastOfMember',
+    'lastOfTeam',
+    'lastOfSubteam',
+    'range',
+    'search',
+    'byUuid',
+    'changes',
+    'scan',
+    'byEmail',
+    'record',
+  ],
   RetirementStore: ['brownouts', 'usage'],
   DeliveryStore: ['deliveries', 'backlog'],
+  PrivacyStore: ['leadsByEmail', 'deliveriesOfLeads'],
   WebhookStore: ['endpoints', 'endpoint', 'signingSecrets', 'events'],
 };
 

@@ -121,6 +121,28 @@ for (const engine of enginesUnderTest()) {
       }
     });
 
+    test('the endpoint page shows its event types and whether lead.updated carries previous values (issue 39)', async () => {
+      const made = await endpointFor(store, A, {
+        url: 'https://a.example/changes',
+        secret: newSigningSecret(),
+        eventTypes: ['lead.updated', 'lead.merged'],
+        includePrevious: true,
+        createdAt: clock,
+      });
+      try {
+        const page = await get(`/console/webhooks/${made.id}`);
+        assert.match(page.body, /<dt>Events<\/dt><dd>lead\.updated, lead\.merged<\/dd>/);
+        assert.match(
+          page.body,
+          /<dt>Previous values<\/dt><dd>sent in lead\.updated \(includePrevious\)<\/dd>/,
+        );
+        const plain = await get(`/console/webhooks/${endA.id}`);
+        assert.match(plain.body, /<dt>Previous values<\/dt><dd>not sent<\/dd>/);
+      } finally {
+        await store.webhooks.removeEndpoint('operator', made.id);
+      }
+    });
+
     test("a team admin sees their team's endpoints and deliveries, escaped", async () => {
       const list = await get('/console/webhooks');
       assert.equal(list.statusCode, 200);

@@ -332,6 +332,49 @@ for (const engine of enginesUnderTest())
         status: 410,
       });
       await send({ ...patch(keys.member!, otherId, {}), status: 410 });
+      // Subject access (docs/privacy.md): the person of the two leads just merged, both listed.
+      const access = await send({
+        url: '/api/pub/v2/subject-access',
+        ...json(keys.member!, { email: ' Ada@Example.com' }),
+        status: 200,
+      });
+      assert.deepEqual(
+        (JSON.parse(access.body) as { data: { leads: { mergedInto: string | null }[] } }).data.leads.map(
+          (l) => l.mergedInto,
+        ),
+        [null, leadId],
+      );
+      await send({
+        url: '/api/pub/v2/subject-access',
+        ...json(keys.other!, { email: 'ada@example.com' }),
+        status: 200,
+      });
+      await send({
+        url: '/api/pub/v2/subject-access',
+        ...json(keys.member!, { email: 'not-an-address' }),
+        status: 400,
+      });
+      await send({
+        url: '/api/pub/v2/subject-access',
+        ...json(keys.member!, { mail: 'a@b.test' }),
+        status: 400,
+      });
+      await send({ url: '/api/pub/v2/subject-access', ...json('wrong', { email: 'a@b.test' }), status: 401 });
+      await send({
+        method: 'POST',
+        url: '/api/pub/v2/subject-access',
+        headers: { ...bearer(keys.member!), 'content-type': 'text/plain' },
+        payload: 'ada@example.com',
+        status: 415,
+      });
+      await send({
+        method: 'POST',
+        url: '/api/pub/v2/subject-access',
+        headers: { ...bearer(keys.member!), 'content-type': 'application/json' },
+        payload: JSON.stringify({ email: `${'x'.repeat(70 * 1024)}@example.com` }),
+        status: 413,
+      });
+      await send({ method: 'GET', url: '/api/pub/v2/subject-access?email=ada@example.com', status: 405 });
       await send({
         method: 'GET',
         url: `/api/pub/v2/leads/${leadId}/merge`,
@@ -368,6 +411,29 @@ for (const engine of enginesUnderTest())
         status: 404,
       });
       await send({ url: one, ...json(keys.admin!, { enabled: false }, 'PATCH'), status: 200 });
+      // Issue 39: the change events and the previous values, at registration and by PATCH.
+      const changes = ['lead.created', 'lead.updated', 'lead.merged'];
+      await send({
+        url: hooks,
+        ...json(keys.admin!, {
+          url: 'https://crm.example.com/changes',
+          eventTypes: changes,
+          includePrevious: true,
+        }),
+        status: 201,
+      });
+      await send({
+        url: one,
+        ...json(keys.admin!, { eventTypes: changes, includePrevious: true }, 'PATCH'),
+        status: 200,
+      });
+      await send({ url: one, ...json(keys.admin!, { includePrevious: false }, 'PATCH'), status: 200 });
+      await send({ url: one, ...json(keys.admin!, { includePrevious: 'yes' }, 'PATCH'), status: 400 });
+      await send({
+        url: hooks,
+        ...json(keys.admin!, { url: 'https://crm.example.com/x', eventTypes: ['lead.deleted'] }),
+        status: 400,
+      });
       await send({ url: one, ...json(keys.admin!, { enabled: 'no' }, 'PATCH'), status: 400 });
       await send({ url: one, ...json(keys.other!, { enabled: true }, 'PATCH'), status: 404 });
       await send({ url: one, ...json(keys.admin!, { enabled: true }, 'PATCH'), status: 200 });
@@ -606,6 +672,8 @@ for (const engine of enginesUnderTest())
         '/console/v1.csv',
         '/console/webhooks',
         '/console/brownouts',
+        '/console/leads',
+        `/console/leads/${leadId}`,
       ])
         await page(null, url, 401);
       for (const url of [
@@ -616,9 +684,15 @@ for (const engine of enginesUnderTest())
         '/console/webhooks',
         `/console/webhooks/${endpoint.id}`,
         `/console/webhooks/${endpoint.id}?limit=5`,
+        '/console/leads',
+        '/console/leads?email=Ada%40Example.com',
+        `/console/leads/${leadId}`,
       ])
         await page(admin, url, 200);
       await page(admin, `/console/webhooks/${UNKNOWN_UUID}`, 404);
+      await page(admin, `/console/leads/${UNKNOWN_UUID}`, 404);
+      await page(admin, `/console/leads?email=${'a'.repeat(321)}`, 400);
+      await page(operator, `/console/leads/${leadId}?team=${TEAM}`, 200);
       await page(admin, '/console/brownouts', 403);
       await page(operator, '/console/brownouts', 200);
       await page(operator, `/console/keys?team=${TEAM}`, 200);

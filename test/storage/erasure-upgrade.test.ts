@@ -10,7 +10,7 @@ import { enginesUnderTest } from '../support/engines.js';
 import { oldPostgresStore, oldSqliteStore } from './old-store.js';
 
 /**
- * Issue 40: migration 11 (erasure) upgrades a store left at schema version 10 on each engine:
+ * Issue 40: migration 12 (erasure) upgrades a store left at schema version 10 on each engine:
  * its leads stay readable and unerased, and one can then be erased by id — a tombstone at the
  * end of the feed, gone from every other read — with a receipt kept in the new table.
  */
@@ -20,7 +20,7 @@ const UUIDS = ['018bcfe5-6800-7000-8000-000000000021', '018bcfe5-6800-7000-8000-
 
 async function checkUpgraded(store: Store): Promise<void> {
   const report = await store.migrate();
-  assert.deepEqual([report.from, report.applied], [10, ['11-erasure']]);
+  assert.deepEqual([report.from, report.applied], [10, ['11-webhook-events-by-lead', '12-erasure']]);
   const feed = await store.leads.changes({ teamId: TEAM }, null, 10);
   assert.deepEqual(
     feed.leads.map((l) => [l.uuid, l.erased]),
@@ -47,7 +47,7 @@ async function checkUpgraded(store: Store): Promise<void> {
   assert.equal((await store.leads.lastOfTeam(TEAM))?.uuid, UUIDS[1]);
 }
 
-describe('erasure: a store written before migration 11', () => {
+describe('erasure: a store written before migration 12', () => {
   const engines = enginesUnderTest();
   const dir = mkdtempSync(join(tmpdir(), 'leadline-erasure-upgrade-'));
   after(() => rmSync(dir, { recursive: true, force: true }));

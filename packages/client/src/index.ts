@@ -1,5 +1,5 @@
 /**
- * @leadline/client: the v2 lead interface, typed from leadline's OpenAPI document
+ * @leadline/client: the v2 lead interface and webhook endpoints, typed from leadline's OpenAPI document
  * (src/openapi.ts, generated), on any runtime with `fetch` (Node 20+, Deno, Bun, browsers).
  *
  *   const leadline = createLeadline({ baseUrl: 'http://127.0.0.1:3000', apiKey });
@@ -21,6 +21,9 @@ export type LeadPatch = components['schemas']['LeadPatch'];
 export type ErasureReceipt = components['schemas']['ErasureReceipt'];
 export type DuplicateGroup =
   paths['/api/pub/v2/leads/duplicates']['post']['responses']['200']['content']['application/json']['data']['groups'][number];
+/** What leadline holds about one person (docs/privacy.md "Subject access"). */
+export type SubjectAccess =
+  paths['/api/pub/v2/subject-access']['post']['responses']['200']['content']['application/json']['data'];
 
 /** A lead with its version (`ETag`), to send back as `ifMatch` with a change. */
 export interface VersionedLead {
@@ -86,6 +89,13 @@ export interface ChangesOptions {
   signal?: AbortSignal;
 }
 
+/** A webhook endpoint of the key's team (docs/webhooks.md "Endpoints"); `secret` only when created or rotated. */
+export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
+/** What registers an endpoint: `eventTypes` (default `["lead.created"]`), `includePrevious`, filters. */
+export type WebhookCreateBody = components['schemas']['WebhookCreateBody'];
+/** What changes an endpoint; absent members stay. */
+export type WebhookUpdateBody = components['schemas']['WebhookUpdateBody'];
+
 export type Leadline = ReturnType<typeof createLeadline>;
 
 export function createLeadline(options: LeadlineOptions) {
@@ -128,10 +138,16 @@ export function createLeadline(options: LeadlineOptions) {
   }
 
   return {
-    /** Personal data (docs/privacy.md), for a team admin's key. */
+    /** Personal data (docs/privacy.md). */
     privacy: {
       /**
-       * Erases a person from the key's team: every lead holding `email` (then suppressed), or the
+       * Every lead of the person with this e-mail that the key may read, merged ones too, with
+       * the webhook deliveries that carried them. The e-mail travels in the body, never the URL.
+       */
+      subjectAccess: (email: string, signal?: AbortSignal): Promise<SubjectAccess> =>
+        data(api.POST('/api/pub/v2/subject-access', { body: { email }, signal })),
+      /**
+       * For a team admin's key: erases a person from the key's team: every lead holding `email` (then suppressed), or the
        * leads `leadIds` — one transaction; answers the receipt.
        */
       erase: (
@@ -144,6 +160,28 @@ export function createLeadline(options: LeadlineOptions) {
     },
     /** The key's member, team, role and scopes (GET /api/pub/v2/me). */
     me: (signal?: AbortSignal): Promise<Me> => data(api.GET('/api/pub/v2/me', { signal })),
+    /** The team's webhook endpoints (team admins' keys; docs/webhooks.md "Endpoints"). */
+    webhooks: {
+      /** The team's endpoints, oldest first (never their secrets). */
+      list: async (signal?: AbortSignal): Promise<WebhookEndpoint[]> =>
+        (await data(api.GET('/api/pub/v2/webhooks', { signal }))).endpoints,
+      get: (endpointId: string, signal?: AbortSignal): Promise<WebhookEndpoint> =>
+        data(api.GET('/api/pub/v2/webhooks/{endpointId}', { params: { path: { endpointId } }, signal })),
+      /** Registers an endpoint; the answer's `secret` is shown this once: keep it. */
+      create: (body: WebhookCreateBody, signal?: AbortSignal): Promise<WebhookEndpoint> =>
+        data(api.POST('/api/pub/v2/webhooks', { body, signal })),
+      update: (endpointId: string, body: WebhookUpdateBody, signal?: AbortSignal): Promise<WebhookEndpoint> =>
+        data(
+          api.PATCH('/api/pub/v2/webhooks/{endpointId}', { params: { path: { endpointId } }, body, signal }),
+        ),
+      async remove(endpointId: string, signal?: AbortSignal): Promise<void> {
+        const { error, response } = await api.DELETE('/api/pub/v2/webhooks/{endpointId}', {
+          params: { path: { endpointId } },
+          signal,
+        });
+        if (!response.ok) throw errorOf(response, error);
+      },
+    },
     leads: {
       /** Every lead the search matches, page after page (follows `nextCursor` to its end). */
       async *search(body: SearchBody, signal?: AbortSignal): AsyncGenerator<Lead> {

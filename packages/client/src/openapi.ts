@@ -525,6 +525,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pub/v2/subject-access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Everything held about one person, by their e-mail
+         * @description Every lead whose e-mail is this address (trimmed, lower case) among the leads the key may read — merged leads too — with the webhook deliveries that carried them ([Subject access](/docs/privacy#subject-access)). The e-mail goes in the body, never in the URL.
+         */
+        post: operations["subjectAccess"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/pub/v2/webhooks": {
         parameters: {
             query?: never;
@@ -573,7 +593,7 @@ export interface paths {
         /** One endpoint (HEAD: its headers, no body) */
         head: operations["getWebhookHead"];
         /**
-         * Change an endpoint’s URL, events, filters, or enable/disable it
+         * Change an endpoint’s URL, events, previous values, filters, or enable/disable it
          * @description Team admins only; an endpoint of another team is `404`.
          */
         patch: operations["updateWebhook"];
@@ -783,6 +803,42 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/leads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Console: find the team’s leads by e-mail */
+        get: operations["consoleLeads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Console: find the team’s leads by e-mail (HEAD: its headers, no body) */
+        head: operations["consoleLeadsHead"];
+        patch?: never;
+        trace?: never;
+    };
+    "/console/leads/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Console: one lead, its merges and its history of changes */
+        get: operations["consoleLead"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Console: one lead, its merges and its history of changes (HEAD: its headers, no body) */
+        head: operations["consoleLeadHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/console/v1": {
         parameters: {
             query?: never;
@@ -924,6 +980,46 @@ export interface webhooks {
          * @description POSTed to every enabled endpoint of the lead’s team whose filters match. Any 2xx within 10 s is success; anything else is retried on the Standard Webhooks schedule; 410 disables the endpoint.
          */
         post: operations["leadCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A lead’s values changed (update, merge into it, import with other values)
+         * @description POSTed to every enabled endpoint of the lead’s team that lists `lead.updated` in its `eventTypes` and whose filters match; `previous` only to an endpoint with `includePrevious: true`. Delivered, retried and signed like `lead.created`.
+         */
+        post: operations["leadUpdated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.merged": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A lead was merged into another
+         * @description POSTed to every enabled endpoint of the team that lists `lead.merged` in its `eventTypes` and whose filters match the merged lead. The merged lead has no current view any more: delete it from a mirror. When the survivor took some of its values, a `lead.updated` for the survivor follows.
+         */
+        post: operations["leadMerged"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1090,6 +1186,10 @@ export interface components {
              */
             limit: number;
         };
+        SubjectAccessBody: {
+            /** @description The person’s e-mail address; compared trimmed and in lower case. At most 254 characters once trimmed. */
+            email: string;
+        };
         V2Lead: {
             /** Format: uuid */
             leadId: string;
@@ -1233,7 +1333,9 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            eventTypes: string[];
+            eventTypes: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased")[];
+            /** @description `lead.updated` bodies to this endpoint carry `previous` (the values before the change). */
+            includePrevious: boolean;
             memberIds: number[] | null;
             subteamIds: number[] | null;
             enabled: boolean;
@@ -1265,8 +1367,10 @@ export interface components {
             url: string;
             /** @description A note for people; not sent anywhere. */
             description?: string | null;
-            /** @description The events this endpoint receives. Default: every type. */
-            eventTypes?: ("lead.created" | "lead.erased")[];
+            /** @description The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes. */
+            eventTypes?: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased")[];
+            /** @description `lead.updated` bodies carry `previous`: the changed fields' values before the change. Default (absent at registration): false. */
+            includePrevious?: boolean;
             /** @description Only leads collected by these members of the team; null: every member. */
             memberIds?: number[] | null;
             /** @description Only leads collected by a current member of these subteams; null: every subteam. With memberIds: either's leads. */
@@ -1278,8 +1382,10 @@ export interface components {
             url?: string;
             /** @description A note for people; not sent anywhere. */
             description?: string | null;
-            /** @description The events this endpoint receives. Default: every type. */
-            eventTypes?: ("lead.created" | "lead.erased")[];
+            /** @description The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes. */
+            eventTypes?: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased")[];
+            /** @description `lead.updated` bodies carry `previous`: the changed fields' values before the change. Default (absent at registration): false. */
+            includePrevious?: boolean;
             /** @description Only leads collected by these members of the team; null: every member. */
             memberIds?: number[] | null;
             /** @description Only leads collected by a current member of these subteams; null: every subteam. With memberIds: either's leads. */
@@ -1336,6 +1442,106 @@ export interface components {
                 v1Fields: {
                     [key: string]: unknown;
                 };
+            };
+        };
+        /** @description A lead’s values changed (an update, a merge that filled in the survivor, an import with other values). `lead` is the lead as GET /api/pub/v2/leads/{leadId} returns it when the event is delivered. */
+        LeadUpdatedEvent: {
+            /** @constant */
+            type: "lead.updated";
+            /** @description When the lead was changed (ISO-8601 UTC). */
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                leadId: string;
+                /**
+                 * @description Where the change came from: `api` (v2), `import` (`leadline import`), `console`, `cli` (`leadline leads …`).
+                 * @enum {unknown}
+                 */
+                changeSource: "api" | "import" | "console" | "cli";
+                /** @description The v2 members whose value changed: `leadSource`, `systemFields.<member>`, `v1Fields.<member>`. */
+                changedFields: string[];
+                /** @description Only to an endpoint with `includePrevious`: the changed members’ values before the change, shaped like the lead (`null` where there was none). */
+                previous?: {
+                    /**
+                     * @description How the lead was collected.
+                     * @enum {unknown}
+                     */
+                    leadSource?: "APP_TO_APP" | "PROFILE_CONNECTION" | "BUSINESS_CARD_SCAN" | "QR_CODE_SCAN" | "MANUAL";
+                    systemFields?: {
+                        [key: string]: unknown;
+                    };
+                    v1Fields?: {
+                        [key: string]: unknown;
+                    };
+                };
+                lead: {
+                    /** Format: uuid */
+                    leadId: string;
+                    /** @description The v1 `id`. */
+                    legacyLeadId: string;
+                    /** @description The collecting member (v1 userId). */
+                    assignedMembers: number[];
+                    /**
+                     * @description How the lead was collected.
+                     * @enum {unknown}
+                     */
+                    leadSource: "APP_TO_APP" | "PROFILE_CONNECTION" | "BUSINESS_CARD_SCAN" | "QR_CODE_SCAN" | "MANUAL";
+                    /** @description v1 epoch as ISO-8601 UTC with milliseconds. */
+                    captureDatetime: string;
+                    /** @description When the service stored the lead. */
+                    createdAt: string;
+                    systemFields: {
+                        firstName: string | null;
+                        lastName: string | null;
+                        fullName: string | null;
+                        email: string | null;
+                        phone: string | null;
+                        companyName: string | null;
+                        jobTitle: string | null;
+                        website: string | null;
+                        linkedinUrl: string | null;
+                        twitterUrl: string | null;
+                        address: string | null;
+                        note: string | null;
+                        bio: string | null;
+                        profileImageUrl: string | null;
+                        businessCardImageUrl: string | null;
+                        location: {
+                            label: string | null;
+                            latitude: number | null;
+                            longitude: number | null;
+                        } | null;
+                        userPid: string;
+                    };
+                    /** @description Every v1 member without a v2 field of its own, verbatim (time, userEmail, flags, counters, crm, …), and lat/long as their v1 text (consent only). */
+                    v1Fields: {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+        /** @description A lead was merged into another: a mirror deletes `leadId`. */
+        LeadMergedEvent: {
+            /** @constant */
+            type: "lead.merged";
+            /** @description When the lead was merged (ISO-8601 UTC). */
+            timestamp: string;
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The merged lead: it has no current view any more.
+                 */
+                leadId: string;
+                /**
+                 * Format: uuid
+                 * @description The survivor, which keeps its id.
+                 */
+                mergedInto: string;
+                /**
+                 * @description Where the change came from: `api` (v2), `import` (`leadline import`), `console`, `cli` (`leadline leads …`).
+                 * @enum {unknown}
+                 */
+                changeSource: "api" | "import" | "console" | "cli";
             };
         };
         /** @description A signed event that only checks the endpoint receives. */
@@ -5672,6 +5878,236 @@ export interface operations {
             };
         };
     };
+    subjectAccess: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "email": "tobi@example.com"
+                 *     }
+                 */
+                "application/json": components["schemas"]["SubjectAccessBody"];
+            };
+        };
+        responses: {
+            /** @description The person’s leads; an empty list when the key may read none. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "email": "tobi@example.com",
+                     *         "answeredAt": "2024-07-02T09:00:00.000Z",
+                     *         "leads": [
+                     *           {
+                     *             "lead": {
+                     *               "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                     *               "legacyLeadId": "30008",
+                     *               "assignedMembers": [
+                     *                 1013
+                     *               ],
+                     *               "leadSource": "BUSINESS_CARD_SCAN",
+                     *               "captureDatetime": "2024-07-01T12:10:00.000Z",
+                     *               "createdAt": "2024-07-01T12:11:02.417Z",
+                     *               "systemFields": {
+                     *                 "firstName": "Tobi",
+                     *                 "lastName": "Berg",
+                     *                 "fullName": "Tobi Berg",
+                     *                 "email": "tobi@example.com",
+                     *                 "phone": null,
+                     *                 "companyName": "Spree Leads GmbH",
+                     *                 "jobTitle": "Buyer",
+                     *                 "website": null,
+                     *                 "linkedinUrl": null,
+                     *                 "twitterUrl": null,
+                     *                 "address": null,
+                     *                 "note": null,
+                     *                 "bio": null,
+                     *                 "profileImageUrl": null,
+                     *                 "businessCardImageUrl": null,
+                     *                 "location": {
+                     *                   "label": "Berlin",
+                     *                   "latitude": 52.52,
+                     *                   "longitude": 13.405
+                     *                 },
+                     *                 "userPid": "7013"
+                     *               },
+                     *               "v1Fields": {
+                     *                 "time": "2024-07-01 14:10:00",
+                     *                 "userEmail": "mia@example.com",
+                     *                 "isManual": false,
+                     *                 "isScan": true,
+                     *                 "isRoll": false,
+                     *                 "lat": "52.5200",
+                     *                 "long": "13.4050"
+                     *               }
+                     *             },
+                     *             "mergedInto": null,
+                     *             "deliveries": [
+                     *               {
+                     *                 "eventId": "01906a3c-5000-7a10-8b3c-2d4e5f607182",
+                     *                 "type": "lead.created",
+                     *                 "endpointId": "01906a3c-4000-7a10-8b3c-2d4e5f607182",
+                     *                 "endpointHost": "hooks.example.com",
+                     *                 "createdAt": "2024-07-01T12:11:03.000Z",
+                     *                 "state": "delivered",
+                     *                 "attempts": 1,
+                     *                 "lastAttemptAt": "2024-07-01T12:11:03.210Z"
+                     *               }
+                     *             ]
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description The address as compared: trimmed, lower case. */
+                            email: string;
+                            /** Format: date-time */
+                            answeredAt: string;
+                            leads: {
+                                lead: components["schemas"]["V2Lead"];
+                                /**
+                                 * Format: uuid
+                                 * @description The lead this one was merged into; null when it is not merged. A merged lead still holds the person’s data.
+                                 */
+                                mergedInto: string | null;
+                                deliveries: {
+                                    /**
+                                     * Format: uuid
+                                     * @description The event’s `id`, as the receiver got it.
+                                     */
+                                    eventId: string;
+                                    /** @example lead.created */
+                                    type: string;
+                                    /** Format: uuid */
+                                    endpointId: string;
+                                    /** @description The endpoint URL’s host (and port, when not the default): never its path or query. */
+                                    endpointHost: string;
+                                    /**
+                                     * Format: date-time
+                                     * @description When the event was dispatched to the endpoint.
+                                     */
+                                    createdAt: string;
+                                    /** @enum {string} */
+                                    state: "pending" | "delivered" | "failed" | "dropped";
+                                    attempts: number;
+                                    /**
+                                     * Format: date-time
+                                     * @description null before the first attempt.
+                                     */
+                                    lastAttemptAt: string | null;
+                                }[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why.
+             *
+             *     `invalid-request`: The request could not be read.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: POST. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Request bodies are JSON: send Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -5779,8 +6215,11 @@ export interface operations {
                  *       "url": "https://crm.example.com/hooks/leadline",
                  *       "description": "CRM sync",
                  *       "eventTypes": [
-                 *         "lead.created"
-                 *       ]
+                 *         "lead.created",
+                 *         "lead.updated",
+                 *         "lead.merged"
+                 *       ],
+                 *       "includePrevious": true
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookCreateBody"];
@@ -6303,7 +6742,12 @@ export interface operations {
             content: {
                 /**
                  * @example {
-                 *       "enabled": false
+                 *       "eventTypes": [
+                 *         "lead.created",
+                 *         "lead.updated",
+                 *         "lead.merged"
+                 *       ],
+                 *       "includePrevious": false
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookUpdateBody"];
@@ -7562,6 +8006,258 @@ export interface operations {
             };
         };
     };
+    consoleLeads: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+                /**
+                 * @description The e-mail to find: trimmed, compared without case (as v2’s EXACT search folds text), whole. Merged leads are listed too, marked.
+                 * @example anna@example.com
+                 */
+                email?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The search form, and the leads with that e-mail. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    consoleLeadsHead: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+                /**
+                 * @description The e-mail to find: trimmed, compared without case (as v2’s EXACT search folds text), whole. Merged leads are listed too, marked.
+                 * @example anna@example.com
+                 */
+                email?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The search form, and the leads with that e-mail. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    consoleLead: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The lead’s v2 `leadId`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lead’s current values (v2 shape), version, last change, the leads merged into it (or the lead it was merged into) and its history as far back as the webhook event retention. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    consoleLeadHead: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+            };
+            header?: never;
+            path: {
+                /** @description The lead’s v2 `leadId`. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The lead’s current values (v2 shape), version, last change, the leads merged into it (or the lead it was merged into) and its history as far back as the webhook event retention. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     consoleV1: {
         parameters: {
             query?: {
@@ -8447,6 +9143,137 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["LeadCreatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leadUpdated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`, one per valid secret (two during a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.updated",
+                 *       "timestamp": "2024-07-02T09:30:00.000Z",
+                 *       "data": {
+                 *         "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                 *         "changeSource": "api",
+                 *         "changedFields": [
+                 *           "systemFields.email",
+                 *           "systemFields.jobTitle"
+                 *         ],
+                 *         "previous": {
+                 *           "systemFields": {
+                 *             "email": "tobi@old.example.com",
+                 *             "jobTitle": null
+                 *           }
+                 *         },
+                 *         "lead": {
+                 *           "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                 *           "legacyLeadId": "30008",
+                 *           "assignedMembers": [
+                 *             1013
+                 *           ],
+                 *           "leadSource": "BUSINESS_CARD_SCAN",
+                 *           "captureDatetime": "2024-07-01T12:10:00.000Z",
+                 *           "createdAt": "2024-07-01T12:11:02.417Z",
+                 *           "systemFields": {
+                 *             "firstName": "Tobi",
+                 *             "lastName": "Berg",
+                 *             "fullName": "Tobi Berg",
+                 *             "email": "tobi@example.com",
+                 *             "phone": null,
+                 *             "companyName": "Spree Leads GmbH",
+                 *             "jobTitle": "Buyer",
+                 *             "website": null,
+                 *             "linkedinUrl": null,
+                 *             "twitterUrl": null,
+                 *             "address": null,
+                 *             "note": null,
+                 *             "bio": null,
+                 *             "profileImageUrl": null,
+                 *             "businessCardImageUrl": null,
+                 *             "location": {
+                 *               "label": "Berlin",
+                 *               "latitude": 52.52,
+                 *               "longitude": 13.405
+                 *             },
+                 *             "userPid": "7013"
+                 *           },
+                 *           "v1Fields": {
+                 *             "time": "2024-07-01 14:10:00",
+                 *             "userEmail": "mia@example.com",
+                 *             "isManual": false,
+                 *             "isScan": true,
+                 *             "isRoll": false,
+                 *             "lat": "52.5200",
+                 *             "long": "13.4050"
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadUpdatedEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leadMerged: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`, one per valid secret (two during a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.merged",
+                 *       "timestamp": "2024-07-02T09:31:00.000Z",
+                 *       "data": {
+                 *         "leadId": "01906a3c-5a10-7b20-9c3d-4e5f60718293",
+                 *         "mergedInto": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                 *         "changeSource": "api"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["LeadMergedEvent"];
             };
         };
         responses: {

@@ -4,6 +4,8 @@
  *
  *   const event = verifyWebhook(secret, await request.text(), request.headers);
  *   if (event.type === 'lead.created') save(event.data);
+ *   else if (event.type === 'lead.updated') save(event.data.lead);
+ *   else if (event.type === 'lead.merged') remove(event.data.leadId);
  *
  * Pass the body exactly as received (the raw text, before any JSON parsing): the signature
  * covers its bytes. A delivery whose signature, id or timestamp (more than five minutes off)
@@ -25,6 +27,17 @@ export interface WebhookVerificationError extends Error {
 type ErrorClass = new (message: string) => WebhookVerificationError;
 export const WebhookVerificationError: ErrorClass = LibraryError as ErrorClass;
 export type LeadCreatedEvent = components['schemas']['LeadCreatedEvent'];
+/** A lead's values changed: `changedFields`, `previous` (endpoints with `includePrevious`), `lead` as it is now. */
+export type LeadUpdatedEvent = components['schemas']['LeadUpdatedEvent'];
+/** A lead was merged into `mergedInto`: it has no current view any more. */
+export type LeadMergedEvent = components['schemas']['LeadMergedEvent'];
+/** A test event (POST /api/pub/v2/webhooks/{endpointId}/test). */
+export type WebhookTestEvent = components['schemas']['WebhookTestEvent'];
+/**
+ * Every event leadline delivers, told apart by `type` (docs/webhooks.md "Events"): after
+ * `if (event.type === 'lead.updated')` TypeScript knows `event.data.changedFields`.
+ */
+export type WebhookEvent = LeadCreatedEvent | LeadUpdatedEvent | LeadMergedEvent | WebhookTestEvent;
 
 /** A delivery's headers: a fetch `Headers`, or a Node-style object (names in lower case). */
 export type DeliveryHeaders = Headers | Record<string, string | string[] | undefined>;
@@ -32,11 +45,11 @@ export type DeliveryHeaders = Headers | Record<string, string | string[] | undef
 const NAMES = ['webhook-id', 'webhook-timestamp', 'webhook-signature'] as const;
 
 /** The event of a delivery signed with `secret` (`whsec_…`, as creation or rotation showed it). */
-export function verifyWebhook(secret: string, body: string, headers: DeliveryHeaders): LeadCreatedEvent {
+export function verifyWebhook(secret: string, body: string, headers: DeliveryHeaders): WebhookEvent {
   const pick = (name: string): string => {
     const value = headers instanceof Headers ? headers.get(name) : headers[name];
     return (Array.isArray(value) ? value[0] : value) ?? '';
   };
   const signed = Object.fromEntries(NAMES.map((n) => [n, pick(n)]));
-  return new Webhook(secret).verify(body, signed) as LeadCreatedEvent;
+  return new Webhook(secret).verify(body, signed) as WebhookEvent;
 }

@@ -11,6 +11,8 @@ import { keyLegacy } from './key-legacy.js';
 import { keyRevoke } from './key-revoke.js';
 import { keysPage } from './keys-page.js';
 import { page } from './layout.js';
+import { leadPage } from './lead-page.js';
+import { leadSearch } from './lead-search.js';
 import { brownoutSchedule } from './schedule-brownout.js';
 import { signInRoutes } from './sign-in.js';
 import { v1Csv } from './v1-csv.js';
@@ -95,6 +97,8 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   keyCreate(app, deps);
   keyRevoke(app, deps);
   keyLegacy(app, deps);
+  leadSearch(app, deps);
+  leadPage(app, deps);
   v1Page(app, deps);
   v1Csv(app, deps);
   webhooksPage(app, deps);

@@ -67,7 +67,9 @@ function details(e: Endpoint, session: ConsoleSession, emails: Map<number, strin
   return html`<dl class="facts"><dt>URL</dt><dd><code>${e.url}</code></dd>
 <dt>Description</dt><dd>${e.description ?? '—'}</dd>
 ${session.subject.kind === 'operator' ? html`<dt>Team</dt><dd>${e.teamId}</dd>` : ''}
-<dt>Events</dt><dd>${e.eventTypes.join(', ')}</dd><dt>Leads of</dt><dd>${audience(e, emails)}</dd>
+<dt>Events</dt><dd>${e.eventTypes.join(', ')}</dd>
+<dt>Previous values</dt><dd>${e.includePrevious ? 'sent in lead.updated (includePrevious)' : 'not sent'}</dd>
+<dt>Leads of</dt><dd>${audience(e, emails)}</dd>
 <dt>Status</dt><dd>${endpointState(e)}</dd><dt>Created</dt><dd>${when(e.createdAt)}</dd>
 <dt>Changed</dt><dd>${when(e.updatedAt)}</dd><dt>Id</dt><dd><code>${e.id}</code></dd></dl>`;
 }

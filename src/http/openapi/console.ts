@@ -1,4 +1,5 @@
 import { COMMON_HEADERS, type Json } from './build.js';
+import { consoleLeadOperations } from './console-leads.js';
 import { days, form, id, op, page, redirect, refusals, team } from './console-parts.js';
 import { consoleWebhookOperations } from './console-webhooks.js';
 
@@ -83,6 +84,7 @@ export function consoleOperations(): Json[] {
       },
     }),
     ...consoleWebhookOperations(),
+    ...consoleLeadOperations(),
     op('consoleBrownouts', 'Console: brownouts (operator)', {
       responses: { '200': page('Active, scheduled and past brownouts.'), ...refusals },
     }),

@@ -1,6 +1,7 @@
-import { ErasureBody } from '../../schemas/privacy.js';
+import { ErasureBody, SubjectAccessBody } from '../../schemas/privacy.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import { COMMON_HEADERS, headerRef, type Json, json, keyedProblems, QUOTA_HEADERS, ref } from './build.js';
+import { V2_LEAD_EXAMPLE } from './v2.js';
 
 /** Personal data in the OpenAPI document (docs/privacy.md): erasure and its receipts. */
 
@@ -48,7 +49,7 @@ const op = (operationId: string, summary: string, rest: Json): Json => ({
   ...rest,
 });
 
-export function privacyOperations(): Json[] {
+function erasureOperations(): Json[] {
   return [
     op('createErasure', 'Erase a person: every lead holding an e-mail, or leads by id', {
       body: ErasureBody,
@@ -79,4 +80,139 @@ export function privacyOperations(): Json[] {
       },
     }),
   ];
+}
+
+/** A person's data in the OpenAPI document (docs/privacy.md): subject access. */
+
+const PROBLEMS: ErrorCode[] = [
+  'invalid-parameters',
+  'invalid-request',
+  'payload-too-large',
+  'unsupported-media-type',
+  'unauthorized',
+  'rate-limited',
+  'auth-throttled',
+  'store-unavailable',
+];
+
+const INSTANT = { type: 'string', format: 'date-time' };
+
+const DELIVERY: Json = {
+  type: 'object',
+  description: 'One delivery of a webhook event about the lead.',
+  required: [
+    'eventId',
+    'type',
+    'endpointId',
+    'endpointHost',
+    'createdAt',
+    'state',
+    'attempts',
+    'lastAttemptAt',
+  ],
+  additionalProperties: false,
+  properties: {
+    eventId: { type: 'string', format: 'uuid', description: 'The event’s `id`, as the receiver got it.' },
+    type: { type: 'string', examples: ['lead.created'] },
+    endpointId: { type: 'string', format: 'uuid' },
+    endpointHost: {
+      type: 'string',
+      description: 'The endpoint URL’s host (and port, when not the default): never its path or query.',
+    },
+    createdAt: { ...INSTANT, description: 'When the event was dispatched to the endpoint.' },
+    state: { type: 'string', enum: ['pending', 'delivered', 'failed', 'dropped'] },
+    attempts: { type: 'integer', minimum: 0 },
+    lastAttemptAt: {
+      type: ['string', 'null'],
+      format: 'date-time',
+      description: 'null before the first attempt.',
+    },
+  },
+};
+
+const PERSON_LEAD: Json = {
+  type: 'object',
+  required: ['lead', 'mergedInto', 'deliveries'],
+  additionalProperties: false,
+  properties: {
+    lead: ref('V2Lead'),
+    mergedInto: {
+      type: ['string', 'null'],
+      format: 'uuid',
+      description:
+        'The lead this one was merged into; null when it is not merged. A merged lead still holds the person’s data.',
+    },
+    deliveries: { type: 'array', items: DELIVERY },
+  },
+};
+
+function subjectAccessOperations(): Json[] {
+  return [
+    {
+      operationId: 'subjectAccess',
+      tags: ['privacy'],
+      summary: 'Everything held about one person, by their e-mail',
+      description:
+        'Every lead whose e-mail is this address (trimmed, lower case) among the leads the key may read — merged leads too — with the webhook deliveries that carried them ([Subject access](/docs/privacy#subject-access)). The e-mail goes in the body, never in the URL.',
+      body: SubjectAccessBody,
+      requestBody: {
+        required: true,
+        content: json(ref('SubjectAccessBody'), { email: 'tobi@example.com' }),
+      },
+      responses: {
+        '200': {
+          description: 'The person’s leads; an empty list when the key may read none.',
+          headers: OK_HEADERS,
+          content: json(
+            {
+              type: 'object',
+              required: ['data'],
+              properties: {
+                data: {
+                  type: 'object',
+                  required: ['email', 'answeredAt', 'leads'],
+                  additionalProperties: false,
+                  properties: {
+                    email: { type: 'string', description: 'The address as compared: trimmed, lower case.' },
+                    answeredAt: INSTANT,
+                    leads: { type: 'array', items: PERSON_LEAD },
+                  },
+                },
+              },
+            },
+            {
+              data: {
+                email: 'tobi@example.com',
+                answeredAt: '2024-07-02T09:00:00.000Z',
+                leads: [
+                  {
+                    lead: V2_LEAD_EXAMPLE,
+                    mergedInto: null,
+                    deliveries: [
+                      {
+                        eventId: '01906a3c-5000-7a10-8b3c-2d4e5f607182',
+                        type: 'lead.created',
+                        endpointId: '01906a3c-4000-7a10-8b3c-2d4e5f607182',
+                        endpointHost: 'hooks.example.com',
+                        createdAt: '2024-07-01T12:11:03.000Z',
+                        state: 'delivered',
+                        attempts: 1,
+                        lastAttemptAt: '2024-07-01T12:11:03.210Z',
+                      },
+                    ],
+                  },
+                ],
+              },
+            },
+          ),
+        },
+        ...keyedProblems(PROBLEMS),
+      },
+    },
+  ];
+}
+
+/** The privacy operations: subject access, erasure and its receipts (docs/privacy.md). */
+export function privacyOperations(): Json[] {
+  return [...subjectAccessOperations(), ...erasureOperations()];
 }

@@ -47,6 +47,54 @@ export function webhookEvents(): Record<string, Json> {
         responses: { '200': { description: 'Received (any 2xx).' } },
       },
     },
+    'lead.updated': {
+      post: {
+        operationId: 'leadUpdated',
+        tags: ['webhooks'],
+        summary: 'A lead’s values changed (update, merge into it, import with other values)',
+        description:
+          'POSTed to every enabled endpoint of the lead’s team that lists `lead.updated` in its `eventTypes` and whose filters match; `previous` only to an endpoint with `includePrevious: true`. Delivered, retried and signed like `lead.created`.',
+        parameters: Object.entries(SIGNATURE_HEADERS).map(([name, h]) => ({ name, in: 'header', ...h })),
+        requestBody: {
+          required: true,
+          content: json(ref('LeadUpdatedEvent'), {
+            type: 'lead.updated',
+            timestamp: '2024-07-02T09:30:00.000Z',
+            data: {
+              leadId: V2_LEAD_EXAMPLE.leadId,
+              changeSource: 'api',
+              changedFields: ['systemFields.email', 'systemFields.jobTitle'],
+              previous: { systemFields: { email: 'tobi@old.example.com', jobTitle: null } },
+              lead: V2_LEAD_EXAMPLE,
+            },
+          }),
+        },
+        responses: { '200': { description: 'Received (any 2xx).' } },
+      },
+    },
+    'lead.merged': {
+      post: {
+        operationId: 'leadMerged',
+        tags: ['webhooks'],
+        summary: 'A lead was merged into another',
+        description:
+          'POSTed to every enabled endpoint of the team that lists `lead.merged` in its `eventTypes` and whose filters match the merged lead. The merged lead has no current view any more: delete it from a mirror. When the survivor took some of its values, a `lead.updated` for the survivor follows.',
+        parameters: Object.entries(SIGNATURE_HEADERS).map(([name, h]) => ({ name, in: 'header', ...h })),
+        requestBody: {
+          required: true,
+          content: json(ref('LeadMergedEvent'), {
+            type: 'lead.merged',
+            timestamp: '2024-07-02T09:31:00.000Z',
+            data: {
+              leadId: '01906a3c-5a10-7b20-9c3d-4e5f60718293',
+              mergedInto: V2_LEAD_EXAMPLE.leadId,
+              changeSource: 'api',
+            },
+          }),
+        },
+        responses: { '200': { description: 'Received (any 2xx).' } },
+      },
+    },
     'lead.erased': {
       post: {
         operationId: 'leadErased',

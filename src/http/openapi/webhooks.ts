@@ -61,7 +61,8 @@ export function webhookOperations(): Json[] {
         content: json(ref('WebhookCreateBody'), {
           url: 'https://crm.example.com/hooks/leadline',
           description: 'CRM sync',
-          eventTypes: ['lead.created'],
+          eventTypes: ['lead.created', 'lead.updated', 'lead.merged'],
+          includePrevious: true,
         }),
       },
       responses: {
@@ -83,10 +84,16 @@ export function webhookOperations(): Json[] {
         ...keyedProblems(['not-found', ...COMMON]),
       },
     }),
-    op('updateWebhook', 'Change an endpoint’s URL, events, filters, or enable/disable it', {
+    op('updateWebhook', 'Change an endpoint’s URL, events, previous values, filters, or enable/disable it', {
       parameters: [ID],
       body: WebhookUpdateBody,
-      requestBody: { required: true, content: json(ref('WebhookUpdateBody'), { enabled: false }) },
+      requestBody: {
+        required: true,
+        content: json(ref('WebhookUpdateBody'), {
+          eventTypes: ['lead.created', 'lead.updated', 'lead.merged'],
+          includePrevious: false,
+        }),
+      },
       responses: {
         '200': { description: 'The endpoint as it is now.', headers: OK_HEADERS, content: json(one) },
         ...keyedProblems(['not-found', ...BODY_ERRORS, ...COMMON]),

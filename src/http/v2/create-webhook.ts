@@ -27,6 +27,7 @@ export const createWebhook =
         url: body.url,
         description: body.description ?? null,
         eventTypes: body.eventTypes,
+        includePrevious: body.includePrevious,
         members: body.memberIds ?? null,
         subteams: body.subteamIds ?? null,
         now,

@@ -11,6 +11,7 @@ import { cursorCodec, V2_PREFIX, type V2Deps, type V2Handler, v2Route } from './
 import { leadChanges } from './lead-changes.js';
 import { mergeLeads } from './merge-leads.js';
 import { searchLeads } from './search-leads.js';
+import { subjectAccess } from './subject-access.js';
 import { updateLead } from './update-lead.js';
 
 const ALL_METHODS: HTTPMethods[] = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'];
@@ -44,6 +45,7 @@ export async function v2Routes(app: FastifyInstance, deps: V2Deps): Promise<void
       methods: ['GET', 'HEAD'],
       handler: getErasure,
     },
+    { name: 'subjectAccess', url: '/api/pub/v2/subject-access', methods: ['POST'], handler: subjectAccess },
   ];
   const allowed = new Map<string, HTTPMethods[]>();
   for (const r of routes) allowed.set(r.url, [...(allowed.get(r.url) ?? []), ...r.methods]);

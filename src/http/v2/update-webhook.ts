@@ -7,7 +7,7 @@ import { validBody } from '../route-schema.js';
 import type { V2Handler } from './handler.js';
 import { endpointOf } from './webhook-access.js';
 
-/** PATCH /api/pub/v2/webhooks/{endpointId}: changes the URL, event types, filters or enabled. */
+/** PATCH /api/pub/v2/webhooks/{endpointId}: changes the URL, event types, includePrevious, filters or enabled. */
 export const updateWebhook =
   (lookup: HostLookup): V2Handler =>
   async ({ caller, config, store, now }, request) => {
@@ -25,6 +25,7 @@ export const updateWebhook =
           url: body.url,
           description: body.description,
           eventTypes: body.eventTypes,
+          includePrevious: body.includePrevious,
           members: body.memberIds,
           subteams: body.subteamIds,
           enabled: body.enabled,

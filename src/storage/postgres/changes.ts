@@ -38,7 +38,11 @@ export class PostgresLeadChanges {
       await tx`SELECT seq FROM leads WHERE team_id = ${survivor.teamId} AND uuid = ANY(${tx.array(uuids)}::uuid[])
         ORDER BY seq FOR UPDATE`;
       for (const merged of m.merged) {
-        const data = eventData({ source: survivor.source, mergedInto: survivor.uuid });
+        const data = eventData({
+          source: survivor.source,
+          mergedInto: survivor.uuid,
+          version: merged.version + 1,
+        });
         const rows =
           await tx`WITH m AS (UPDATE leads SET merged_into = ${survivor.uuid}, txid = ${tx.unsafe(THIS_TXID)},
             version = version + 1, changed_via = ${survivor.source}, changed_at = ${survivor.at}
@@ -81,7 +85,7 @@ function event(tx: TransactionSql, type: EventType, at: number, data: string) {
 /** The new values, the searchable text, this transaction's place in the feed and the event. */
 async function write(tx: TransactionSql, c: LeadUpdate): Promise<void> {
   const v = c.values;
-  const data = eventData({ source: c.source, before: c.before, after: c.values });
+  const data = eventData({ source: c.source, before: c.before, after: c.values, version: c.version + 1 });
   const rows =
     await tx`WITH m AS (UPDATE leads SET time = ${v.time}, user_pid = ${v.userPid}, kind = ${v.kind},
       location_shared = ${v.locationShared}, lat = ${v.lat}, long = ${v.long}, fields = ${v.fields},

@@ -241,9 +241,9 @@ export class PostgresImportWriter implements ImportWriter {
             leads.lat, leads.long, leads.fields, leads.source, leads.first_name, leads.last_name)
           IS DISTINCT FROM (EXCLUDED.time, EXCLUDED.user_pid, EXCLUDED.kind, EXCLUDED.location_shared,
             EXCLUDED.lat, EXCLUDED.long, EXCLUDED.fields, EXCLUDED.source, EXCLUDED.first_name, EXCLUDED.last_name)
-        RETURNING (xmax = 0) AS inserted, team_id, seq, uuid, txid, ${this.tx.unsafe(VALUES_JSON.replaceAll('l.', 'leads.'))} AS after
+        RETURNING (xmax = 0) AS inserted, team_id, seq, uuid, txid, version, ${this.tx.unsafe(VALUES_JSON.replaceAll('l.', 'leads.'))} AS after
       ), changed AS (
-        SELECT ins.team_id, ins.seq, o.before, ins.after FROM ins JOIN old o ON o.team_id = ins.team_id AND o.seq = ins.seq
+        SELECT ins.team_id, ins.seq, ins.version, o.before, ins.after FROM ins JOIN old o ON o.team_id = ins.team_id AND o.seq = ins.seq
         WHERE NOT ins.inserted AND o.txid <> ins.txid
       ), created_events AS (
         -- A new lead's lead.created event, in this transaction, when its team takes events.
@@ -255,7 +255,7 @@ export class PostgresImportWriter implements ImportWriter {
       ), changed_events AS (
         INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at, data)
         SELECT gen_random_uuid(), team_id, 'lead.updated', seq, ${this.now},
-          json_build_object('source', 'import', 'before', before, 'after', after)::text
+          json_build_object('source', 'import', 'before', before, 'after', after, 'version', version)::text
         FROM changed WHERE ${this.tx.unsafe(wantsEvent('changed.team_id', 'lead.updated'))}
         ORDER BY seq
       )

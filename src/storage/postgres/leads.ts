@@ -11,6 +11,7 @@ import type {
   IdempotencyClaim,
   LeadFilter,
   LeadMerge,
+  LeadRecord,
   LeadScope,
   LeadStore,
   LeadUpdate,
@@ -36,6 +37,7 @@ import {
 } from '../rows.js';
 import { PostgresLeadChanges } from './changes.js';
 import { PG_SUBTEAM_ACCESS } from './directory.js';
+import { PostgresLeadRecords } from './lead-record.js';
 import {
   byUuidQuery,
   changesQuery,
@@ -100,6 +102,7 @@ export const PG_LEAD_QUERIES = {
 export class PostgresLeadStore implements LeadStore {
   /** `sql` is the primary (writes); `reads` names the pool for each read: the primary, or a replica fresh enough. */
   private readonly changes_: PostgresLeadChanges;
+  private readonly records: PostgresLeadRecords;
 
   constructor(
     private readonly sql: Sql,
@@ -107,6 +110,7 @@ export class PostgresLeadStore implements LeadStore {
     private readonly trigram: TrigramSchema,
   ) {
     this.changes_ = new PostgresLeadChanges(sql);
+    this.records = new PostgresLeadRecords(reads);
   }
 
   private async one(query: string, params: number[]): Promise<Lead | null> {
@@ -200,6 +204,14 @@ export class PostgresLeadStore implements LeadStore {
     // so ask the primary before answering 404 (read-your-writes for get-by-id).
     if (row === undefined && reads !== this.sql) [row] = await rowsOf<StoredRow>(this.sql, query);
     return row === undefined ? null : toStoredLead(row);
+  }
+
+  byEmail(teamId: number | null, email: string, limit: number): Promise<StoredLead[]> {
+    return this.records.byEmail(teamId, email, limit);
+  }
+
+  record(teamId: number | null, uuid: string, eventLimit: number): Promise<LeadRecord | null> {
+    return this.records.record(teamId, uuid, eventLimit);
   }
 
   async changes(scope: LeadScope, after: string | null, limit: number): Promise<ChangesPage> {

@@ -347,14 +347,22 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 11,
+    name: 'webhook-events-by-lead',
+    // As SQLite's migration 11 (docs/privacy.md "Subject access"): the webhook events about given
+    // leads, found by the lead rather than by a walk of the team's outbox.
+    sql: `
+      CREATE INDEX webhook_events_lead ON webhook_events(team_id, lead_seq);
+    `,
+  },
+  {
+    version: 12,
     name: 'erasure',
-    // As SQLite's migration 11 (docs/privacy.md "Erasure", issue 40): the erased lead's tombstone
+    // As SQLite's migration 12 (docs/privacy.md "Erasure", issue 40): the erased lead's tombstone
     // columns, the indexes an erasure finds its rows by, receipts and suppressions. ANALYZE: as
     // in 10, so the planner knows `erased_at IS NULL` holds for nearly every row.
     sql: `
       ALTER TABLE leads ADD COLUMN erased_at bigint, ADD COLUMN erasure_id uuid;
       CREATE INDEX leads_merged_into ON leads(merged_into) WHERE merged_into IS NOT NULL;
-      CREATE INDEX webhook_events_lead ON webhook_events(team_id, lead_seq);
       CREATE TABLE erasures (
         id uuid PRIMARY KEY,
         team_id bigint,

@@ -13,7 +13,7 @@ export interface Query {
   params: unknown[];
 }
 
-class Params {
+export class Params {
   readonly values: unknown[] = [];
 
   add(value: unknown): string {
@@ -22,10 +22,10 @@ class Params {
   }
 }
 
-const FROM = 'FROM leads l JOIN members m ON m.id = l.member_id';
+export const FROM = 'FROM leads l JOIN members m ON m.id = l.member_id';
 
 /** The team, narrowed to the listed members and the current members of the listed subteams. */
-function scopeCondition(scope: LeadScope, p: Params): string {
+export function scopeCondition(scope: LeadScope, p: Params): string {
   const team = p.add(scope.teamId);
   const any: string[] = [];
   if (scope.members !== undefined) any.push(`l.member_id = ANY(${p.add(scope.members)}::bigint[])`);

@@ -12,6 +12,7 @@ import { PostgresImportWriter } from './import.js';
 import { KEYS_CHANNEL, PostgresKeyStore } from './keys.js';
 import { PostgresLeadStore } from './leads.js';
 import { migrate } from './migrations.js';
+import { PostgresPrivacyStore } from './privacy.js';
 import { PostgresRateCounters } from './rate-limit.js';
 import { ReplicaRouter, type ReplicaState } from './replica.js';
 import { PostgresRetirementStore } from './retirement.js';
@@ -74,6 +75,7 @@ export class PostgresStore implements Store {
   readonly console: PostgresConsoleStore;
   /** On the primary: an erasure reads what it erases, and a suppression must never be read stale. */
   readonly erasures: PostgresErasureStore;
+  readonly privacy: PostgresPrivacyStore;
 
   private constructor(
     private readonly sql: Sql,
@@ -90,6 +92,7 @@ export class PostgresStore implements Store {
     this.deliveries = new PostgresDeliveryStore(sql);
     this.console = new PostgresConsoleStore(sql);
     this.erasures = new PostgresErasureStore(sql);
+    this.privacy = new PostgresPrivacyStore(sql);
   }
 
   /**

@@ -98,7 +98,11 @@ export class SqliteLeadChanges {
           merged.version,
         ) as { seq: number } | undefined;
         if (row === undefined) throw new Stale();
-        const data = eventData({ source: survivor.source, mergedInto: survivor.uuid });
+        const data = eventData({
+          source: survivor.source,
+          mergedInto: survivor.uuid,
+          version: merged.version + 1,
+        });
         this.s.merged.run(uuid7(survivor.at), survivor.teamId, row.seq, survivor.at, data, survivor.teamId);
       }
       if (sameValues(survivor.before, survivor.values)) {
@@ -151,7 +155,7 @@ export class SqliteLeadChanges {
     if (row === undefined) throw new Stale();
     this.s.deleteText.run(row.seq);
     this.s.insertText.run(row.seq, ...c.text.map(paddedWords));
-    const data = eventData({ source: c.source, before: c.before, after: c.values });
+    const data = eventData({ source: c.source, before: c.before, after: c.values, version: c.version + 1 });
     this.s.updated.run(uuid7(c.at), c.teamId, row.seq, c.at, data, c.teamId);
   }
 

@@ -28,7 +28,7 @@ const quoted = (trigram: string): string => `"${trigram.replaceAll('"', '""')}"`
 /**
  * Erasure on SQLite (docs/privacy.md "Erasure"): one IMMEDIATE transaction wipes each lead to a
  * tombstone and deletes every other row that holds it. `PRAGMA secure_delete` (store.ts) zeroes
- * what the transaction frees, lead_text's `secure-delete` option (migration 11) leaves no
+ * what the transaction frees, lead_text's `secure-delete` option (migration 12) leaves no
  * trigram behind, and `reclaim` truncates the WAL, so the old pages are nowhere in the files.
  */
 export class SqliteErasureStore implements ErasureStore {

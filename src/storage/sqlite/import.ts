@@ -228,7 +228,12 @@ export class SqliteImportWriter implements ImportWriter {
         lead.seq,
       );
       if (!earlier && this.takesEvents(l.teamId, 'lead.updated')) {
-        const data = eventData({ source: 'import', before: valuesOf(lead), after });
+        const data = eventData({
+          source: 'import',
+          before: valuesOf(lead),
+          after,
+          version: lead.version + 1,
+        });
         this.stmts.insertChange.run(uuid7(this.now), l.teamId, lead.seq, this.now, data);
       }
       seqs[i] = lead.seq;

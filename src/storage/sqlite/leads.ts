@@ -8,6 +8,7 @@ import type {
   IdempotencyClaim,
   LeadFilter,
   LeadMerge,
+  LeadRecord,
   LeadScope,
   LeadStore,
   LeadUpdate,
@@ -30,6 +31,7 @@ import {
 import { SqliteLeadChanges } from './changes.js';
 import { SqliteLeadCreator } from './create.js';
 import { SUBTEAM_ACCESS } from './directory.js';
+import { SqliteLeadRecords } from './lead-record.js';
 import {
   byUuidQuery,
   changesQuery,
@@ -104,12 +106,14 @@ export class SqliteLeadStore implements LeadStore {
   private readonly statements: StatementCache;
   private readonly creator: SqliteLeadCreator;
   private readonly changer: SqliteLeadChanges;
+  private readonly records: SqliteLeadRecords;
 
   constructor(db: Database.Database) {
     registerTextFunctions(db);
     this.statements = new StatementCache(db);
     this.creator = new SqliteLeadCreator(db);
     this.changer = new SqliteLeadChanges(db);
+    this.records = new SqliteLeadRecords(db);
     this.lastOfMemberStmt = db.prepare(LEAD_QUERIES.lastOfMember).raw(true);
     this.lastOfTeamStmt = db.prepare(LEAD_QUERIES.lastOfTeam).raw(true);
     this.lastOfSubteamStmt = db.prepare(LEAD_QUERIES.lastOfSubteam).raw(true);
@@ -227,6 +231,14 @@ export class SqliteLeadStore implements LeadStore {
       after = batch[batch.length - 1]!.seq;
       await yieldToEventLoop();
     }
+  }
+
+  async byEmail(teamId: number | null, email: string, limit: number): Promise<StoredLead[]> {
+    return this.records.byEmail(teamId, email, limit);
+  }
+
+  async record(teamId: number | null, uuid: string, eventLimit: number): Promise<LeadRecord | null> {
+    return this.records.record(teamId, uuid, eventLimit);
   }
 
   private stored(query: Query): StoredLead[] {

@@ -320,19 +320,27 @@ const MIGRATIONS: Migration[] = [
   },
   {
     version: 11,
+    name: 'webhook-events-by-lead',
+    // Subject access (docs/privacy.md "Subject access"): the webhook events about given leads,
+    // found by the lead rather than by a walk of the team's outbox.
+    sql: `
+      CREATE INDEX webhook_events_lead ON webhook_events(team_id, lead_seq);
+    `,
+  },
+  {
+    version: 12,
     name: 'erasure',
     // docs/privacy.md "Erasure" (issue 40). An erased lead keeps its row as a tombstone (every
     // personal column wiped, `erased_at` set, moved to the end of the feed) so followers of the
     // feed learn to delete it; every read that leaves merged leads out leaves erased ones out too.
-    // leads_merged_into finds the leads merged into an erased one; webhook_events_lead a lead's
-    // events (both erased with it). `erasures`: the receipts (the e-mail only as a keyed hash);
+    // leads_merged_into finds the leads merged into an erased one; webhook_events_lead (migration 11)
+    // a lead's events (both erased with it). `erasures`: the receipts (the e-mail only as a keyed hash);
     // `suppressions`: erased e-mails refused from then on (team_id NULL: every team).
     // FTS5's secure-delete: a deleted lead_text row leaves no trigram behind in the index's pages.
     sql: `
       ALTER TABLE leads ADD COLUMN erased_at INTEGER;
       ALTER TABLE leads ADD COLUMN erasure_id TEXT;
       CREATE INDEX leads_merged_into ON leads(merged_into) WHERE merged_into IS NOT NULL;
-      CREATE INDEX webhook_events_lead ON webhook_events(team_id, lead_seq);
       CREATE TABLE erasures (
         id TEXT PRIMARY KEY,
         team_id INTEGER,

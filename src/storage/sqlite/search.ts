@@ -45,7 +45,7 @@ const quoted = (trigram: string): string => `"${trigram.replaceAll('"', '""')}"`
 const marks = (n: number): string => Array.from({ length: n }, () => '?').join(', ');
 
 /** Appends the scope's conditions on `l` (store.ts LeadScope: the union of members and subteams). */
-function scopeConditions(scope: LeadScope, where: string[], params: unknown[]): void {
+export function scopeConditions(scope: LeadScope, where: string[], params: unknown[]): void {
   where.push('l.team_id = ?');
   params.push(scope.teamId);
   if (scope.members === undefined && scope.subteams === undefined) return;

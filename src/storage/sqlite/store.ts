@@ -12,6 +12,7 @@ import { SqliteImportWriter } from './import.js';
 import { SqliteKeyStore } from './keys.js';
 import { SqliteLeadStore } from './leads.js';
 import { LATEST_VERSION, migrate } from './migrations.js';
+import { SqlitePrivacyStore } from './privacy.js';
 import { SqliteRetirementStore } from './retirement.js';
 import { SqliteWebhookStore } from './webhooks.js';
 
@@ -29,6 +30,7 @@ export class SqliteStore implements Store {
   private deliveryStore?: SqliteDeliveryStore;
   private consoleStore?: SqliteConsoleStore;
   private erasureStore?: SqliteErasureStore;
+  private privacyStore?: SqlitePrivacyStore;
   /** Secrets never change once made, so each is read from the file once. */
   private readonly secrets = new Map<string, Buffer>();
 
@@ -165,6 +167,14 @@ export class SqliteStore implements Store {
       this.erasureStore = new SqliteErasureStore(this.db);
     }
     return this.erasureStore;
+  }
+
+  get privacy(): SqlitePrivacyStore {
+    if (this.privacyStore === undefined) {
+      this.ready();
+      this.privacyStore = new SqlitePrivacyStore(this.db);
+    }
+    return this.privacyStore;
   }
 
   async importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
