@@ -1,10 +1,12 @@
 import { requireTeamAdmin } from '../directory/access.js';
 import type { Caller } from '../directory/directory.js';
+import { normaliseEmail } from '../leads/email.js';
 import { fold } from '../leads/text.js';
 import { AppError, invalidParams } from '../shared/errors.js';
 import { uuid7 } from '../shared/uuid7.js';
-import { EMAIL_HASH_SECRET, emailHash, erasureEmail, normaliseEmail } from './email.js';
+import { EMAIL_HASH_SECRET, emailHash } from './email.js';
 import type { ErasureReceipt, ErasureRequester, ErasureStore } from './erasure.port.js';
+import { personEmail } from './person-email.js';
 
 /** How many lead ids one erasure may name. */
 export const MAX_ERASED_IDS = 10_000;
@@ -50,7 +52,7 @@ export async function eraseData(
       : { via: 'operator' };
   const id = uuid7(input.now);
   if (input.email !== undefined) {
-    const email = erasureEmail(input.email);
+    const email = personEmail(input.email);
     const hash = emailHash(await ports.secret(EMAIL_HASH_SECRET), email);
     const candidates = await ports.erasures.candidates(teamId, fold(email));
     const leads = candidates

@@ -1,6 +1,8 @@
+import { normaliseEmail } from '../leads/email.js';
 import { AppError } from '../shared/errors.js';
-import { EMAIL_HASH_SECRET, emailHash, erasureEmail, normaliseEmail } from './email.js';
+import { EMAIL_HASH_SECRET, emailHash } from './email.js';
 import type { ErasureStore, Suppression } from './erasure.port.js';
+import { personEmail } from './person-email.js';
 
 /**
  * Suppression (docs/privacy.md "Suppression"): an erased e-mail, kept as its keyed hash, is
@@ -75,6 +77,6 @@ export async function liftSuppression(
   teamId: number | null,
   rawEmail: string,
 ): Promise<boolean> {
-  const email = erasureEmail(rawEmail);
+  const email = personEmail(rawEmail);
   return ports.erasures.unsuppress(teamId, emailHash(await ports.secret(EMAIL_HASH_SECRET), email));
 }
