@@ -62,7 +62,7 @@ export function toLead(r: LeadRow): Lead {
 
 /**
  * A lead with what v2 reads for a change (StoredLead): LEAD_COLUMNS then version, merged_into,
- * changed_via, whether it was erased (migration 11). v1's reads keep to LEAD_COLUMNS: they never need these.
+ * changed_via, whether it was erased (migration 12). v1's reads keep to LEAD_COLUMNS: they never need these.
  */
 export const storedColumns = (email: string) =>
   `${leadColumns(email)}, l.version, l.merged_into, l.changed_via, l.erased_at IS NOT NULL`;

@@ -338,8 +338,11 @@ for (const engine of enginesUnderTest()) {
       const result = await store.leads.create(created(8, 81, 500, 'Nina Created'), null);
       assert.equal(result.kind, 'created');
       const stored = (result as { lead: StoredLead }).lead;
-      assert.deepEqual([stored.version, stored.mergedInto, stored.changedVia], [1, null, null]);
-      const { version: _v, mergedInto: _m, changedVia: _c, ...lead } = stored;
+      assert.deepEqual(
+        [stored.version, stored.mergedInto, stored.changedVia, stored.erased],
+        [1, null, null, false],
+      );
+      const { version: _v, mergedInto: _m, changedVia: _c, erased: _e, ...lead } = stored;
       assert.match(lead.id, /^[1-9][0-9]{15}$/);
       assert.notEqual(lead.id, String(lead.seq));
       assert.match(lead.uuid, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);

@@ -67,47 +67,61 @@ export class PostgresErasureStore implements ErasureStore {
     return (await this.sql.begin((tx) => this.eraseIn(tx, o))) as ErasureReceipt;
   }
 
+  /**
+   * Set-based: the leads asked for and (recursively) those merged into them, locked in seq
+   * order, then one statement per table over all of them — not per lead: round trips dominate.
+   */
   private async eraseIn(tx: TransactionSql, o: ErasureOrder): Promise<ErasureReceipt> {
     const counts = noCounts();
-    const erased = new Set<string>();
-    const queue: { teamId: number; uuid: string; merged: boolean }[] = o.leads
-      .filter((l) => UUID.test(l.uuid))
-      .map((l) => ({ teamId: l.teamId, uuid: l.uuid.toLowerCase(), merged: false }));
+    const asked = o.leads.filter((l) => UUID.test(l.uuid));
+    const rows =
+      asked.length === 0
+        ? []
+        : await tx<{ team_id: number; seq: number; uuid: string; had_text: boolean }[]>`
+      WITH RECURSIVE target(team_id, uuid) AS (
+          SELECT l.team_id, l.uuid FROM leads l
+            JOIN unnest(${tx.array(asked.map((l) => l.teamId))}::bigint[],
+              ${tx.array(asked.map((l) => l.uuid.toLowerCase()))}::uuid[]) AS a(team_id, uuid)
+              ON l.team_id = a.team_id AND l.uuid = a.uuid
+          WHERE l.erased_at IS NULL
+        UNION
+          SELECT l.team_id, l.uuid FROM leads l JOIN target t ON l.merged_into = t.uuid AND l.team_id = t.team_id
+          WHERE l.erased_at IS NULL)
+      SELECT l.team_id, l.seq, l.uuid::text AS uuid, l.search <> '' AS had_text FROM leads l
+        JOIN target t ON l.team_id = t.team_id AND l.uuid = t.uuid
+      WHERE l.erased_at IS NULL ORDER BY l.seq FOR UPDATE OF l`;
+    const direct = new Set(asked.map((l) => l.uuid.toLowerCase()));
+    const erased = new Set<string>(rows.map((r) => r.uuid));
     const source = erasureSource(o.requestedBy);
-    for (let next = queue.shift(); next !== undefined; next = queue.shift()) {
-      const { teamId, uuid } = next;
-      if (erased.has(uuid)) continue;
-      // Locks the row: a change racing the erasure waits, then finds it erased (changes.ts).
-      const [lead] = await tx<{ seq: number }[]>`SELECT seq FROM leads
-        WHERE team_id = ${teamId} AND uuid = ${uuid} AND erased_at IS NULL FOR UPDATE`;
-      if (lead === undefined) continue;
-      erased.add(uuid);
-      const seq = lead.seq;
-      const merged = await tx<{ uuid: string }[]>`SELECT uuid::text AS uuid FROM leads
-        WHERE merged_into = ${uuid} AND team_id = ${teamId} AND erased_at IS NULL`;
-      for (const m of merged) queue.push({ teamId, uuid: m.uuid, merged: true });
-      counts.leads++;
-      if (next.merged) counts.mergedLeads++;
+    if (rows.length > 0) {
+      counts.leads = rows.length;
+      counts.mergedLeads = rows.filter((r) => !direct.has(r.uuid)).length;
+      counts.searchRows = rows.filter((r) => r.had_text).length;
+      const teams = tx.array(rows.map((r) => r.team_id));
+      const seqs = tx.array(rows.map((r) => r.seq));
+      // A fresh fragment for each statement: the events of the erased leads (`e`).
+      const ofLeads = () => tx`JOIN unnest(${teams}::bigint[], ${seqs}::bigint[]) AS u(team_id, seq)
+        ON e.team_id = u.team_id AND e.lead_seq = u.seq`;
       const attempts = await tx`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT d.id
-        FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-        WHERE e.team_id = ${teamId} AND e.lead_seq = ${seq})`;
-      counts.webhookAttempts += attempts.count;
+        FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id ${ofLeads()})`;
+      counts.webhookAttempts = attempts.count;
       const deliveries = await tx`DELETE FROM webhook_deliveries WHERE event_id IN (SELECT e.id
-        FROM webhook_events e WHERE e.team_id = ${teamId} AND e.lead_seq = ${seq})`;
-      counts.webhookDeliveries += deliveries.count;
-      const events = await tx`DELETE FROM webhook_events WHERE team_id = ${teamId} AND lead_seq = ${seq}`;
-      counts.webhookEvents += events.count;
-      const [wiped] = await tx<{ had_text: boolean }[]>`WITH old AS (SELECT search <> '' AS had_text
-          FROM leads WHERE team_id = ${teamId} AND seq = ${seq})
-        UPDATE leads SET fields = '{}', first_name = NULL, last_name = NULL, lat = NULL, long = NULL,
+        FROM webhook_events e ${ofLeads()})`;
+      counts.webhookDeliveries = deliveries.count;
+      const events =
+        await tx`DELETE FROM webhook_events WHERE id IN (SELECT e.id FROM webhook_events e ${ofLeads()})`;
+      counts.webhookEvents = events.count;
+      await tx`UPDATE leads l SET fields = '{}', first_name = NULL, last_name = NULL, lat = NULL, long = NULL,
           user_pid = '', location_shared = false, has_email = false, text_fields = '{}', search = '',
-          erased_at = ${o.at}, erasure_id = ${o.id}, txid = ${tx.unsafe(THIS_TXID)}, version = version + 1,
+          erased_at = ${o.at}, erasure_id = ${o.id}, txid = ${tx.unsafe(THIS_TXID)}, version = l.version + 1,
           changed_via = ${source}, changed_at = ${o.at}
-        WHERE team_id = ${teamId} AND seq = ${seq} RETURNING (SELECT had_text FROM old)`;
-      if (wiped?.had_text === true) counts.searchRows++;
+        FROM unnest(${teams}::bigint[], ${seqs}::bigint[]) AS u(team_id, seq)
+        WHERE l.team_id = u.team_id AND l.seq = u.seq`;
       await tx`INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
-        SELECT ${uuid7(o.at)}, ${teamId}, 'lead.erased', ${seq}, ${o.at}
-        WHERE ${tx.unsafe(wantsEvent(String(Number(teamId)), 'lead.erased'))}`;
+        SELECT u.id, u.team_id, 'lead.erased', u.seq, ${o.at}
+        FROM unnest(${tx.array(rows.map(() => uuid7(o.at)))}::uuid[], ${teams}::bigint[], ${seqs}::bigint[])
+          AS u(id, team_id, seq)
+        WHERE ${tx.unsafe(wantsEvent('u.team_id', 'lead.erased'))}`;
     }
     if (erased.size > 0) {
       const claims = await tx`DELETE FROM idempotency_keys
