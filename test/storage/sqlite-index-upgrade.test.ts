@@ -118,13 +118,17 @@ async function storeAtVersion3(path: string): Promise<void> {
     'merged_into TEXT',
     'changed_via TEXT',
     'changed_at INTEGER',
+    // migration 12: an import leaves an erased lead's tombstone alone
+    'erased_at INTEGER',
   ];
   for (const column of LENT) db.exec(`ALTER TABLE leads ADD COLUMN ${column}`);
   db.exec(
     'CREATE TEMP TABLE feed_clock (id INTEGER PRIMARY KEY, pos INTEGER NOT NULL); INSERT INTO temp.feed_clock VALUES (1, 0)',
   );
-  // importRecords only asks the store for an import transaction; give it the writer on this file.
+  // importRecords asks the store for its suppressions (none: this store predates erasure) and an
+  // import transaction; give it the writer on this file.
   const old = {
+    erasures: { suppressions: async () => [] },
     importAtomically: async <T>(work: (w: ImportWriter) => Promise<T>): Promise<T> => {
       db.exec('BEGIN IMMEDIATE');
       const result = await work(new SqliteImportWriter(db));
