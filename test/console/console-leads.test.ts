@@ -5,6 +5,7 @@ import { buildApp } from '../../src/app.js';
 import type { StoredLead } from '../../src/leads/lead.js';
 import { mergeLeads } from '../../src/leads/merge-leads.js';
 import { updateLead } from '../../src/leads/update-lead.js';
+import { eraseData } from '../../src/privacy/erase.js';
 import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest } from '../support/engines.js';
 import { load, testConfig } from '../support/helpers.js';
@@ -214,6 +215,16 @@ for (const engine of enginesUnderTest()) {
       assert.match(every.body, /Anna Lee/);
       const onlyA = await get(`/console/leads?email=anna.lee%40example.com&team=${A}`, op);
       assert.doesNotMatch(onlyA.body, /Anna of B/);
+    });
+
+    test('an erased lead is not found, and the search does not list it (issue 40)', async () => {
+      const [gone] = await store.leads.byEmail(B, 'anna.lee@example.com', 10);
+      assert.ok(gone);
+      await eraseData(store, { by: { operator: { teamId: B } }, leadIds: [gone.uuid], now: Date.now() });
+      assert.equal((await get(`/console/leads/${gone.uuid}`, b)).statusCode, 404);
+      const search = await get('/console/leads?email=anna.lee%40example.com', b);
+      assert.equal(search.statusCode, 200);
+      assert.ok(!search.body.includes(gone.uuid), 'the tombstone is not listed');
     });
   });
 }

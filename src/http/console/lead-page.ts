@@ -24,7 +24,8 @@ export function leadPage(app: FastifyInstance, deps: ConsoleDeps): void {
     const team = await teamInView(session, (request.query as Record<string, unknown>).team, deps);
     if (!UUID.test(id)) throw notFound();
     const record = await deps.store.leads.record(team, id.toLowerCase(), HISTORY_LIMIT);
-    if (record === null) throw notFound();
+    // An erased lead's tombstone holds nothing to show: not found, as over v2 (docs/privacy.md).
+    if (record === null || record.lead.erased) throw notFound();
     const q = teamQuery(session, team);
     const { lead } = record;
     const days = Math.round(deps.config.webhooks.retentionMs / 86_400_000);
