@@ -11,7 +11,7 @@ import { leadToV2 } from '../../src/leads/v2-wire.js';
 import { AppError } from '../../src/shared/errors.js';
 import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
-import { auth, keyFor, load, makeApp } from '../support/helpers.js';
+import { auth, eventually, keyFor, load, makeApp } from '../support/helpers.js';
 
 /**
  * Issue 39, the use cases on every engine: update (merge patch, version, consent, who may),
@@ -122,11 +122,15 @@ for (const engine of enginesUnderTest()) {
       assert.equal(v2.v1Fields.lat, '52.5200');
       // v1 reads answer the current values.
       assert.equal((await store.leads.lastOfMember(TEAM, MEMBER))?.uuid !== undefined, true);
-      const feed = await feedAll(store, { teamId: TEAM }, next);
-      assert.deepEqual(
-        feed.leads.map((l) => [l.uuid, l.version]),
-        [[ids[0], 2]],
-      );
+      // On PostgreSQL another suite's open transaction may hold the feed back a moment (docs/v2.md
+      // "Lead changes"), and leads stored before `next` may still come: look at this lead's entries.
+      await eventually(async () => {
+        const feed = await feedAll(store, { teamId: TEAM }, next);
+        assert.deepEqual(
+          feed.leads.filter((l) => l.uuid === ids[0]).map((l) => [l.uuid, l.version]),
+          [[ids[0], 2]],
+        );
+      });
     });
 
     test('update: withdrawing consent removes the coordinates; none without consent', async () => {
@@ -242,14 +246,19 @@ for (const engine of enginesUnderTest()) {
       for await (const b of store.leads.range({ teamId: TEAM }, { start: 0, end: null }, 100))
         range.push(...b.map((l) => l.uuid));
       assert.ok(!range.includes(ids[2]!));
-      const feed = await feedAll(store, { teamId: TEAM }, next);
-      assert.deepEqual(
-        feed.leads.map((l) => [l.uuid, l.mergedInto]).sort(),
-        [
-          [ids[1], null],
-          [ids[2], ids[1]],
-        ].sort(),
-      );
+      await eventually(async () => {
+        const feed = await feedAll(store, { teamId: TEAM }, next);
+        assert.deepEqual(
+          feed.leads
+            .filter((l) => l.uuid === ids[1] || l.uuid === ids[2])
+            .map((l) => [l.uuid, l.mergedInto])
+            .sort(),
+          [
+            [ids[1], null],
+            [ids[2], ids[1]],
+          ].sort(),
+        );
+      });
       await assert.rejects(
         updateLead(store, {
           by: admin,
@@ -276,24 +285,26 @@ for (const engine of enginesUnderTest()) {
         assert.equal(gone.json().mergedInto, ids[1]);
         const survivor = await app.inject({ method: 'GET', url: `/api/pub/v2/leads/${ids[1]}`, headers });
         assert.equal(survivor.statusCode, 200);
-        const entries: { leadId: string; mergedInto?: string }[] = [];
-        for (let cursor = ''; ; ) {
-          const page = await app.inject({
-            method: 'GET',
-            url: `/api/pub/v2/leads/changes?limit=1000${cursor === '' ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
-            headers,
-          });
-          assert.equal(page.statusCode, 200);
-          const { data } = page.json();
-          entries.push(...data.leads);
-          if (data.nextCursor === null) break;
-          cursor = data.nextCursor;
-        }
-        assert.deepEqual(
-          entries.filter((e) => e.leadId === ids[2]),
-          [{ leadId: ids[2], mergedInto: ids[1] }],
-        );
-        assert.equal(entries.filter((e) => e.leadId === ids[1]).length, 1);
+        await eventually(async () => {
+          const entries: { leadId: string; mergedInto?: string }[] = [];
+          for (let cursor = ''; ; ) {
+            const page = await app.inject({
+              method: 'GET',
+              url: `/api/pub/v2/leads/changes?limit=1000${cursor === '' ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+              headers,
+            });
+            assert.equal(page.statusCode, 200);
+            const { data } = page.json();
+            entries.push(...data.leads);
+            if (data.nextCursor === null) break;
+            cursor = data.nextCursor;
+          }
+          assert.deepEqual(
+            entries.filter((e) => e.leadId === ids[2]),
+            [{ leadId: ids[2], mergedInto: ids[1] }],
+          );
+          assert.equal(entries.filter((e) => e.leadId === ids[1]).length, 1);
+        });
       } finally {
         await app.close();
       }
@@ -309,12 +320,14 @@ for (const engine of enginesUnderTest()) {
       const { next } = await feedAll(store, { teamId: TEAM }, null);
       const changed = await load(store, [{ ...first, name: 'Dora Neu' }], 'd.ndjson');
       assert.deepEqual([changed.newLeads, changed.changed], [0, 1]);
-      const feed = await feedAll(store, { teamId: TEAM }, next);
-      assert.equal(feed.leads.length, 1);
-      assert.deepEqual(
-        [leadToV2(feed.leads[0]!).systemFields.fullName, feed.leads[0]!.changedVia],
-        ['Dora Neu', 'import'],
-      );
+      await eventually(async () => {
+        const feed = await feedAll(store, { teamId: TEAM }, next);
+        const dora = feed.leads.filter((l) => leadToV2(l).systemFields.fullName?.startsWith('Dora'));
+        assert.deepEqual(
+          dora.map((l) => [leadToV2(l).systemFields.fullName, l.changedVia]),
+          [['Dora Neu', 'import']],
+        );
+      });
     });
 
     test('a mirror built only from the feed equals the store after 4 concurrent writers', async () => {
