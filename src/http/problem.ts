@@ -59,7 +59,7 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string; descri
     status: 422,
     title: 'E-mail suppressed',
     description:
-      'The e-mail address was erased at its owner’s request (docs/privacy.md "Suppression"): leads carrying it are refused until the operator lifts the suppression.',
+      'The e-mail address was erased at its owner’s request (the privacy guide, /docs/privacy#suppression): leads carrying it are refused until the operator lifts the suppression.',
   },
   'webhook-endpoint-limit': {
     status: 409,

@@ -57,7 +57,11 @@ export const ErasureReceipt = Type.Object(
         webhookAttempts: Count,
         idempotencyKeys: Count,
       },
-      { additionalProperties: false, description: 'What was removed, place by place (docs/privacy.md).' },
+      {
+        additionalProperties: false,
+        description:
+          'What was removed, place by place ([privacy guide](/docs/privacy#what-erasure-removes)).',
+      },
     ),
   },
   { additionalProperties: false },

@@ -1581,7 +1581,7 @@ export interface components {
             emailHash: string | null;
             /** @description How many lead ids the request named. */
             leadIds: number;
-            /** @description What was removed, place by place (docs/privacy.md). */
+            /** @description What was removed, place by place ([privacy guide](/docs/privacy#what-erasure-removes)). */
             counts: {
                 leads: number;
                 mergedLeads: number;
@@ -4892,7 +4892,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `email-suppressed`: The e-mail address was erased at its owner’s request (docs/privacy.md "Suppression"): leads carrying it are refused until the operator lifts the suppression. */
+            /** @description `email-suppressed`: The e-mail address was erased at its owner’s request (the privacy guide, /docs/privacy#suppression): leads carrying it are refused until the operator lifts the suppression. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -5308,7 +5308,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description `email-suppressed`: The e-mail address was erased at its owner’s request (docs/privacy.md "Suppression"): leads carrying it are refused until the operator lifts the suppression. */
+            /** @description `email-suppressed`: The e-mail address was erased at its owner’s request (the privacy guide, /docs/privacy#suppression): leads carrying it are refused until the operator lifts the suppression. */
             422: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
