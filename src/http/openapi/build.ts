@@ -22,6 +22,31 @@ export const QUOTA_HEADERS = {
 };
 /** Headers every answer carries. */
 export const COMMON_HEADERS = { 'X-Request-Id': headerRef('XRequestId') };
+/** Headers of a v2 success answer: the request id, the key's quota, its caching. */
+export const OK_HEADERS = { ...COMMON_HEADERS, ...QUOTA_HEADERS, 'Cache-Control': headerRef('CacheControl') };
+
+/** Problems any v2 operation may answer once it takes a key. */
+export const KEYED_ERRORS: ErrorCode[] = [
+  'unauthorized',
+  'rate-limited',
+  'auth-throttled',
+  'store-unavailable',
+];
+/** ... and those of an operation for team admins only (403 for a member's key). */
+export const ADMIN_ERRORS: ErrorCode[] = [
+  'unauthorized',
+  'forbidden',
+  'rate-limited',
+  'auth-throttled',
+  'store-unavailable',
+];
+/** Problems of an operation that reads a JSON body. */
+export const BODY_ERRORS: ErrorCode[] = [
+  'invalid-parameters',
+  'invalid-request',
+  'payload-too-large',
+  'unsupported-media-type',
+];
 
 /**
  * The responses of some problem codes, grouped by status: codes sharing a status (403

@@ -1,24 +1,18 @@
 import { ErasureBody, SubjectAccessBody } from '../../schemas/privacy.js';
-import type { ErrorCode } from '../../shared/errors.js';
-import { COMMON_HEADERS, headerRef, type Json, json, keyedProblems, QUOTA_HEADERS, ref } from './build.js';
+import {
+  ADMIN_ERRORS,
+  BODY_ERRORS,
+  type Json,
+  json,
+  KEYED_ERRORS,
+  keyedProblems,
+  OK_HEADERS,
+  ref,
+} from './build.js';
 import { V2_LEAD_EXAMPLE } from './v2.js';
 
 /** Personal data in the OpenAPI document (docs/privacy.md): erasure and its receipts. */
 
-const OK_HEADERS = { ...COMMON_HEADERS, ...QUOTA_HEADERS, 'Cache-Control': headerRef('CacheControl') };
-const COMMON: ErrorCode[] = [
-  'unauthorized',
-  'forbidden',
-  'rate-limited',
-  'auth-throttled',
-  'store-unavailable',
-];
-const BODY_ERRORS: ErrorCode[] = [
-  'invalid-parameters',
-  'invalid-request',
-  'payload-too-large',
-  'unsupported-media-type',
-];
 const one = { type: 'object', required: ['data'], properties: { data: ref('ErasureReceipt') } };
 const RECEIPT_EXAMPLE = {
   data: {
@@ -67,7 +61,7 @@ function erasureOperations(): Json[] {
           },
           content: json(one, RECEIPT_EXAMPLE),
         },
-        ...keyedProblems([...BODY_ERRORS, ...COMMON]),
+        ...keyedProblems([...BODY_ERRORS, ...ADMIN_ERRORS]),
       },
     }),
     op('getErasure', 'One erasure’s receipt', {
@@ -76,24 +70,13 @@ function erasureOperations(): Json[] {
       ],
       responses: {
         '200': { description: 'The receipt.', headers: OK_HEADERS, content: json(one, RECEIPT_EXAMPLE) },
-        ...keyedProblems(['not-found', ...COMMON]),
+        ...keyedProblems(['not-found', ...ADMIN_ERRORS]),
       },
     }),
   ];
 }
 
 /** A person's data in the OpenAPI document (docs/privacy.md): subject access. */
-
-const PROBLEMS: ErrorCode[] = [
-  'invalid-parameters',
-  'invalid-request',
-  'payload-too-large',
-  'unsupported-media-type',
-  'unauthorized',
-  'rate-limited',
-  'auth-throttled',
-  'store-unavailable',
-];
 
 const INSTANT = { type: 'string', format: 'date-time' };
 
@@ -206,7 +189,7 @@ function subjectAccessOperations(): Json[] {
             },
           ),
         },
-        ...keyedProblems(PROBLEMS),
+        ...keyedProblems([...BODY_ERRORS, ...KEYED_ERRORS]),
       },
     },
   ];

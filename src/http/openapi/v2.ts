@@ -1,12 +1,20 @@
 import { DuplicatesBody, MergeBody } from '../../schemas/lead-patch.js';
 import { CreateBody, SearchBody } from '../../schemas/v2.js';
 import type { ErrorCode } from '../../shared/errors.js';
-import { COMMON_HEADERS, headerRef, type Json, json, keyedProblems, QUOTA_HEADERS, ref } from './build.js';
+import { BODY_ERRORS, type Json, json, KEYED_ERRORS, keyedProblems, OK_HEADERS, ref } from './build.js';
 
 /** v2 in the OpenAPI document: search, the change feed, get, create and the key's own view. */
 
-const OK_HEADERS = { ...COMMON_HEADERS, ...QUOTA_HEADERS, 'Cache-Control': headerRef('CacheControl') };
-const COMMON: ErrorCode[] = ['unauthorized', 'rate-limited', 'auth-throttled', 'store-unavailable'];
+/** What changing one lead (update, merge) may answer beyond a body's problems. */
+const LEAD_CHANGE_ERRORS: ErrorCode[] = [
+  ...BODY_ERRORS,
+  'forbidden',
+  'not-found',
+  'lead-merged',
+  'precondition-failed',
+  'precondition-required',
+  ...KEYED_ERRORS,
+];
 
 export const V2_LEAD_EXAMPLE = {
   leadId: '01906a3c-4f2e-7a10-8b3c-2d4e5f607182',
@@ -158,7 +166,7 @@ export function v2Operations(): Json[] {
           'not-found',
           'payload-too-large',
           'unsupported-media-type',
-          ...COMMON,
+          ...KEYED_ERRORS,
         ]),
       },
     }),
@@ -182,7 +190,7 @@ export function v2Operations(): Json[] {
             page({ pollCursor: { type: 'string' } }, { oneOf: [ref('V2Lead'), MERGED_ENTRY, ERASED_ENTRY] }),
           ),
         },
-        ...keyedProblems(['invalid-parameters', ...COMMON]),
+        ...keyedProblems(['invalid-parameters', ...KEYED_ERRORS]),
       },
     }),
     op('getLead', 'One lead by its leadId', {
@@ -193,7 +201,7 @@ export function v2Operations(): Json[] {
           headers: { ...OK_HEADERS, ...ETAG },
           content: json(one, { data: V2_LEAD_EXAMPLE }),
         },
-        ...keyedProblems(['not-found', 'lead-merged', ...COMMON]),
+        ...keyedProblems(['not-found', 'lead-merged', ...KEYED_ERRORS]),
       },
     }),
     op('getMe', 'The key, its member, team, role and scopes', {
@@ -203,7 +211,7 @@ export function v2Operations(): Json[] {
           headers: OK_HEADERS,
           content: json(ref('V2Me')),
         },
-        ...keyedProblems(COMMON),
+        ...keyedProblems(KEYED_ERRORS),
       },
     }),
     op('createLead', 'Create a lead for the key’s member', {
@@ -239,15 +247,7 @@ export function v2Operations(): Json[] {
           },
           content: json(one),
         },
-        ...keyedProblems([
-          'invalid-parameters',
-          'invalid-request',
-          'idempotency-conflict',
-          'email-suppressed',
-          'payload-too-large',
-          'unsupported-media-type',
-          ...COMMON,
-        ]),
+        ...keyedProblems([...BODY_ERRORS, 'idempotency-conflict', 'email-suppressed', ...KEYED_ERRORS]),
       },
     }),
     op('updateLead', 'Update a lead: a JSON Merge Patch of its writable members', {
@@ -270,19 +270,7 @@ export function v2Operations(): Json[] {
           headers: { ...OK_HEADERS, ...ETAG },
           content: json(one, { data: V2_LEAD_EXAMPLE }),
         },
-        ...keyedProblems([
-          'invalid-parameters',
-          'invalid-request',
-          'forbidden',
-          'not-found',
-          'lead-merged',
-          'precondition-failed',
-          'precondition-required',
-          'email-suppressed',
-          'payload-too-large',
-          'unsupported-media-type',
-          ...COMMON,
-        ]),
+        ...keyedProblems([...LEAD_CHANGE_ERRORS, 'email-suppressed']),
       },
     }),
     op('mergeLeads', 'Merge leads into this one', {
@@ -300,18 +288,7 @@ export function v2Operations(): Json[] {
           headers: { ...OK_HEADERS, ...ETAG },
           content: json(one, { data: V2_LEAD_EXAMPLE }),
         },
-        ...keyedProblems([
-          'invalid-parameters',
-          'invalid-request',
-          'forbidden',
-          'not-found',
-          'lead-merged',
-          'precondition-failed',
-          'precondition-required',
-          'payload-too-large',
-          'unsupported-media-type',
-          ...COMMON,
-        ]),
+        ...keyedProblems(LEAD_CHANGE_ERRORS),
       },
     }),
     op('findDuplicates', 'Groups of leads that share an e-mail or phone', {
@@ -347,13 +324,7 @@ export function v2Operations(): Json[] {
             },
           ),
         },
-        ...keyedProblems([
-          'invalid-parameters',
-          'invalid-request',
-          'payload-too-large',
-          'unsupported-media-type',
-          ...COMMON,
-        ]),
+        ...keyedProblems([...BODY_ERRORS, ...KEYED_ERRORS]),
       },
     }),
   ];

@@ -1,26 +1,21 @@
 import { WebhookCreateBody, WebhookUpdateBody } from '../../schemas/webhooks.js';
-import type { ErrorCode } from '../../shared/errors.js';
-import { COMMON_HEADERS, headerRef, type Json, json, keyedProblems, QUOTA_HEADERS, ref } from './build.js';
+import {
+  ADMIN_ERRORS,
+  BODY_ERRORS,
+  COMMON_HEADERS,
+  type Json,
+  json,
+  keyedProblems,
+  OK_HEADERS,
+  QUOTA_HEADERS,
+  ref,
+} from './build.js';
 
 /**
  * Webhooks in the OpenAPI document: the endpoints a team admin registers (docs/webhooks.md).
  * What leadline POSTs to them is the document's `webhooks` section: webhook-events.ts.
  */
 
-const OK_HEADERS = { ...COMMON_HEADERS, ...QUOTA_HEADERS, 'Cache-Control': headerRef('CacheControl') };
-const COMMON: ErrorCode[] = [
-  'unauthorized',
-  'forbidden',
-  'rate-limited',
-  'auth-throttled',
-  'store-unavailable',
-];
-const BODY_ERRORS: ErrorCode[] = [
-  'invalid-parameters',
-  'invalid-request',
-  'payload-too-large',
-  'unsupported-media-type',
-];
 const ID = { name: 'endpointId', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } };
 const one = { type: 'object', required: ['data'], properties: { data: ref('WebhookEndpoint') } };
 
@@ -51,7 +46,7 @@ export function webhookOperations(): Json[] {
             },
           }),
         },
-        ...keyedProblems(COMMON),
+        ...keyedProblems(ADMIN_ERRORS),
       },
     }),
     op('createWebhook', 'Register an endpoint; the answer shows its secret, once', {
@@ -74,14 +69,14 @@ export function webhookOperations(): Json[] {
           },
           content: json(one),
         },
-        ...keyedProblems([...BODY_ERRORS, 'webhook-endpoint-limit', ...COMMON]),
+        ...keyedProblems([...BODY_ERRORS, 'webhook-endpoint-limit', ...ADMIN_ERRORS]),
       },
     }),
     op('getWebhook', 'One endpoint', {
       parameters: [ID],
       responses: {
         '200': { description: 'The endpoint.', headers: OK_HEADERS, content: json(one) },
-        ...keyedProblems(['not-found', ...COMMON]),
+        ...keyedProblems(['not-found', ...ADMIN_ERRORS]),
       },
     }),
     op('updateWebhook', 'Change an endpoint’s URL, events, previous values, filters, or enable/disable it', {
@@ -96,7 +91,7 @@ export function webhookOperations(): Json[] {
       },
       responses: {
         '200': { description: 'The endpoint as it is now.', headers: OK_HEADERS, content: json(one) },
-        ...keyedProblems(['not-found', ...BODY_ERRORS, ...COMMON]),
+        ...keyedProblems(['not-found', ...BODY_ERRORS, ...ADMIN_ERRORS]),
       },
     }),
     op('deleteWebhook', 'Remove an endpoint', {
@@ -106,7 +101,7 @@ export function webhookOperations(): Json[] {
           description: 'Removed; nothing more is delivered to it.',
           headers: { ...COMMON_HEADERS, ...QUOTA_HEADERS },
         },
-        ...keyedProblems(['not-found', ...COMMON]),
+        ...keyedProblems(['not-found', ...ADMIN_ERRORS]),
       },
     }),
     op('rotateWebhookSecret', 'A new secret; the old one keeps signing during the grace period', {
@@ -117,7 +112,7 @@ export function webhookOperations(): Json[] {
           headers: OK_HEADERS,
           content: json(one),
         },
-        ...keyedProblems(['not-found', ...COMMON]),
+        ...keyedProblems(['not-found', ...ADMIN_ERRORS]),
       },
     }),
     op('testWebhook', 'Queue a `webhook.test` event to the endpoint', {
@@ -141,7 +136,7 @@ export function webhookOperations(): Json[] {
             },
           }),
         },
-        ...keyedProblems(['not-found', ...COMMON]),
+        ...keyedProblems(['not-found', ...ADMIN_ERRORS]),
       },
     }),
   ];
