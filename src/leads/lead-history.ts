@@ -1,3 +1,4 @@
+import { normaliseEmail } from './email.js';
 import type { ChangeSource, StoredLead } from './lead.js';
 import { describeChange } from './lead-change.js';
 import type { LeadRecord, LeadStore } from './leads.port.js';
@@ -15,22 +16,32 @@ export const SEARCH_LIMIT = 50;
 export const HISTORY_LIMIT = 200;
 
 /**
- * An e-mail as the search compares it: trimmed, folded as v2's EXACT search folds text (lower
- * case, accents dropped); null when nothing is left.
+ * An e-mail as the store's index holds it: trimmed, folded as v2's EXACT search folds text (lower
+ * case, accents dropped); null when nothing is left. A lookup key only: which leads are the
+ * person's is `normaliseEmail`'s rule (email.ts), the one erasure and subject access apply.
  */
 export function normalisedEmail(text: string): string | null {
   const folded = fold(text.trim()).trim();
   return folded === '' ? null : folded;
 }
 
-/** The team's leads (every team's: null) with this e-mail, normalised; none for an empty one. */
+/**
+ * The team's leads (every team's: null) with this e-mail, normalised (email.ts: trimmed, no
+ * case; accents count, as for erasure), found through the folded index; none for an empty one.
+ */
 export async function leadsByEmail(
   leads: Pick<LeadStore, 'byEmail'>,
   teamId: number | null,
   email: string,
 ): Promise<StoredLead[]> {
   const value = normalisedEmail(email);
-  return value === null ? [] : leads.byEmail(teamId, value, SEARCH_LIMIT);
+  if (value === null) return [];
+  const person = normaliseEmail(email);
+  const found = await leads.byEmail(teamId, value, SEARCH_LIMIT);
+  return found.filter((lead) => {
+    const held = (JSON.parse(lead.fields) as { email?: unknown }).email;
+    return typeof held === 'string' && normaliseEmail(held) === person;
+  });
 }
 
 /** One line of a lead's history: what happened, to which lead, from where, which fields. */

@@ -59,6 +59,24 @@ describe('lead history', () => {
     assert.deepEqual(asked, ['ann@x.test'], 'an empty e-mail asks the store nothing');
   });
 
+  it('lists only the leads whose e-mail is the same address by the erasure rule: accents count', async () => {
+    const withEmail = (seq: number, email: string): StoredLead => ({
+      ...lead,
+      seq,
+      fields: JSON.stringify({ email }),
+    });
+    const leads = {
+      // The folded index finds both: `müller` and `muller` fold to one key.
+      byEmail: async () => [withEmail(1, ' Muller@X.test'), withEmail(2, 'müller@x.test')],
+    };
+    const found = await leadsByEmail(leads, 1, 'MULLER@x.test ');
+    assert.deepEqual(
+      found.map((l) => l.seq),
+      [1],
+      'the accented address is another person’s, as for an erasure',
+    );
+  });
+
   it('names the changed fields, never a value; tells merges apart', () => {
     const before = valuesOf(lead);
     const after = {
