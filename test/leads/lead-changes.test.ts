@@ -12,6 +12,7 @@ import { AppError } from '../../src/shared/errors.js';
 import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { auth, eventually, keyFor, load, makeApp } from '../support/helpers.js';
+import { leadRecords } from '../support/lead-records.js';
 
 /**
  * Issue 39, the use cases on every engine: update (merge patch, version, consent, who may),
@@ -27,15 +28,7 @@ const caller = (memberId: number, role: 'admin' | 'member'): LeadWriter => ({
 });
 const admin = caller(ADMIN, 'admin');
 const operator: LeadWriter = { operator: { teamId: TEAM } };
-let epoch = 1_700_000_000_000;
-const leadRecord = (userId: number, more: Record<string, unknown>) => ({
-  type: 'lead',
-  userId,
-  id: `l${epoch}`,
-  epoch: epoch++,
-  isLead: true,
-  ...more,
-});
+const leadRecord = leadRecords('lc-', 1_700_000_000_000);
 
 async function feedAll(
   store: Store,

@@ -11,6 +11,7 @@ import { AppError } from '../../src/shared/errors.js';
 import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { load } from '../support/helpers.js';
+import { leadRecords } from '../support/lead-records.js';
 
 /**
  * Issue 40, erasure in the store on every engine (docs/privacy.md "Erasure"): by e-mail
@@ -26,15 +27,7 @@ const STRANGER = 411;
 const caller = (memberId: number, role: 'admin' | 'member', teamId = TEAM): { caller: Caller } => ({
   caller: { keyId: 7, memberId, teamId, role, keyCreatedAt: 0, legacyV1: false },
 });
-let epoch = 1_700_000_000_000;
-const leadRecord = (userId: number, more: Record<string, unknown>) => ({
-  type: 'lead',
-  userId,
-  id: `e${epoch}`,
-  epoch: epoch++,
-  isLead: true,
-  ...more,
-});
+let leadRecord = leadRecords('es-', 1_700_000_000_000);
 const code = (c: string) => (err: unknown) => err instanceof AppError && err.code === c;
 
 async function feedAll(store: Store, scope: LeadScope, from: string | null) {
@@ -63,7 +56,7 @@ for (const engine of enginesUnderTest()) {
     before(async () => {
       made = await makeEngineStore(engine);
       store = made.store;
-      epoch = 1_700_000_000_000;
+      leadRecord = leadRecords('es-', 1_700_000_000_000); // each engine's store the same leads
       await load(store, [
         { type: 'team', id: TEAM, name: 'Erasure' },
         { type: 'team', id: OTHER_TEAM, name: 'Other' },

@@ -8,6 +8,7 @@ import { liftSuppression, listSuppressions } from '../../src/privacy/suppression
 import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { auth, keyFor, load, testConfig } from '../support/helpers.js';
+import { leadRecords } from '../support/lead-records.js';
 
 /**
  * Issue 40's suppression bar (docs/privacy.md "Suppression"): after an erasure by e-mail, a v2
@@ -26,16 +27,8 @@ const creation = (email: string) => ({
   captureDatetime: new Date().toISOString(),
   systemFields: { firstName: 'Gone', email },
 });
-let n = 0;
-const leadRecord = (userId: number, email: string) => ({
-  type: 'lead',
-  userId,
-  id: `s${++n}`,
-  epoch: 1_760_000_000_000 + n,
-  isLead: true,
-  name: 'Gone Person',
-  email,
-});
+const record = leadRecords('s', 1_760_000_000_000);
+const leadRecord = (userId: number, email: string) => record(userId, { name: 'Gone Person', email });
 
 for (const engine of enginesUnderTest()) {
   describe(`suppression [${engine}]`, () => {

@@ -14,6 +14,7 @@ import { LeadMergedEvent, LeadUpdatedEvent } from '../../src/schemas/webhooks.js
 import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { auth, eventually, keyFor, load, testConfig } from '../support/helpers.js';
+import { leadRecords } from '../support/lead-records.js';
 import { Receiver } from './receiver.js';
 
 /**
@@ -30,15 +31,8 @@ const ADMIN = 39711;
 const MEMBER = 39712;
 const CHANGES = ['lead.updated', 'lead.merged'];
 
-let n = 0;
-const leadRecord = (more: object) => ({
-  type: 'lead',
-  userId: ADMIN,
-  id: `wa-${++n}`,
-  epoch: 1_750_000_000_000 + n,
-  isLead: true,
-  ...more,
-});
+const record = leadRecords('wa-', 1_750_000_000_000);
+const leadRecord = (more: object) => record(ADMIN, { ...more });
 
 const updatedShape = Compile(LeadUpdatedEvent);
 const mergedShape = Compile(LeadMergedEvent);

@@ -6,6 +6,7 @@ import { updateLead } from '../../src/leads/update-lead.js';
 import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { load } from '../support/helpers.js';
+import { leadRecords } from '../support/lead-records.js';
 
 /**
  * Issue 39: `lead.updated` and `lead.merged` go through the outbox like `lead.created` — written
@@ -15,15 +16,8 @@ import { load } from '../support/helpers.js';
  */
 const TEAM = 3961;
 const ADMIN = 39611;
-let n = 0;
-const leadRecord = (more: object) => ({
-  type: 'lead',
-  userId: ADMIN,
-  id: `e-${++n}`,
-  epoch: 1_750_000_000_000 + n,
-  isLead: true,
-  ...more,
-});
+const record = leadRecords('e-', 1_750_000_000_000);
+const leadRecord = (more: object) => record(ADMIN, { ...more });
 
 for (const engine of enginesUnderTest()) {
   describe(`lead change events [${engine}]`, () => {
