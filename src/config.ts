@@ -33,6 +33,11 @@ export interface Config {
   /** PostgreSQL pool: bounded size, connect and statement timeouts. */
   pg: { poolMax: number; connectTimeoutSeconds: number; statementTimeoutMs: number };
   v1: { deprecatedAt: number; frozenAt: number; sunsetAt: number | null };
+  /**
+   * How far ahead a scheduled brownout is announced on the v1 answers of the keys it covers
+   * (`Warning`, docs/v1-deprecation-policy.md "Brownouts"); 0: not announced.
+   */
+  v1BrownoutNoticeMs: number;
   shutdownGraceMs: number;
   /** How often the usage ledger is written to the store; a crash loses at most this much. */
   usageFlushMs: number;
@@ -142,6 +147,7 @@ export function loadConfig(
       statementTimeoutMs: int('LEADLINE_PG_STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
     },
     v1: v1Settings(get, problems),
+    v1BrownoutNoticeMs: int('LEADLINE_V1_BROWNOUT_NOTICE_DAYS', 14, 0, 365) * 86_400_000,
     shutdownGraceMs: int('LEADLINE_SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     usageFlushMs: int('LEADLINE_USAGE_FLUSH_MS', 5_000, 100, 3_600_000),
     authFailureLimit: int('LEADLINE_AUTH_FAILURE_LIMIT', 30, 1, 1_000_000),

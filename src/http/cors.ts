@@ -18,6 +18,7 @@ const OPEN: FastifyCorsOptions = {
     'Deprecation',
     'Sunset',
     'Link',
+    'Warning',
     'X-Request-Id',
   ],
   credentials: false,

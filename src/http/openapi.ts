@@ -4,6 +4,7 @@ import { DuplicatesBody, LeadPatch, MergeBody } from '../schemas/lead-patch.js';
 import { ErasureBody, ErasureReceipt, SubjectAccessBody } from '../schemas/privacy.js';
 import { V1Lead } from '../schemas/v1-lead.js';
 import { CreateBody, SearchBody, V2Lead } from '../schemas/v2.js';
+import { V2Deprecations } from '../schemas/v2-deprecations.js';
 import { V2Me } from '../schemas/v2-me.js';
 import {
   LeadCreatedEvent,
@@ -149,6 +150,7 @@ function finish(doc: Json): Json {
         SubjectAccessBody: strip(SubjectAccessBody),
         V2Lead: strip(V2Lead),
         V2Me: strip(V2Me),
+        V2Deprecations: strip(V2Deprecations),
         V1Lead: strip(V1Lead),
         WebhookEndpoint: strip(WebhookEndpoint),
         WebhookCreateBody: strip(WebhookCreateBody),

@@ -67,6 +67,35 @@ export function activeBrownout(brownouts: readonly Brownout[], keyId: number, no
   return found;
 }
 
+/**
+ * The next brownout window that covers this key and starts within `horizonMs` from `now` (the
+ * earliest), if any: announced on its v1 answers before the day comes (`brownoutWarning`).
+ */
+export function scheduledBrownout(
+  brownouts: readonly Brownout[],
+  keyId: number,
+  now: number,
+  horizonMs: number,
+): Brownout | null {
+  let found: Brownout | null = null;
+  for (const b of brownouts) {
+    if (b.startsAt <= now || b.startsAt > now + horizonMs) continue;
+    if (b.keyIds !== null && !b.keyIds.includes(keyId)) continue;
+    if (found === null || b.startsAt < found.startsAt) found = b;
+  }
+  return found;
+}
+
+/**
+ * The `Warning` (RFC 9111 §5.5's field, as Kubernetes sends for deprecated calls: code 299, no
+ * agent) that announces a scheduled brownout: a fixed text with the window as an ISO 8601
+ * interval, so a client log shows it and a client can read it (docs/v1-deprecation-policy.md).
+ */
+export function brownoutWarning(b: Brownout): string {
+  const window = `${new Date(b.startsAt).toISOString()}/${new Date(b.endsAt).toISOString()}`;
+  return `299 - "v1-brownout-scheduled ${window}: v1 answers 410 to this key in this window; move to the v2 request in the migration guide"`;
+}
+
 export function brownoutError(b: Brownout, successor: SuccessorRequest, guide: string): AppError {
   const ends = new Date(b.endsAt).toISOString();
   return new AppError(
@@ -109,7 +138,7 @@ export function frozenError(
  */
 export function successorRequest(
   operation: string,
-  caller: Caller,
+  caller: Pick<Caller, 'teamId' | 'memberId'>,
   query: Record<string, unknown>,
 ): SuccessorRequest {
   const last = { sort: { field: 'timestamp', direction: 'DESC' }, limit: 1 };

@@ -22,4 +22,6 @@ export interface RetirementStore extends UsageSink {
   removeBrownout(id: number): Promise<boolean>;
   /** Ledger rows of `sinceDay` (YYYY-MM-DD) and later; null: all. */
   usage(sinceDay: string | null): Promise<UsageRow[]>;
+  /** The v1 rows of these keys, of `sinceDay` (YYYY-MM-DD) and later: what they called (by the ledger's key). */
+  v1UsageOfKeys(keyIds: number[], sinceDay: string): Promise<UsageRow[]>;
 }

@@ -233,6 +233,8 @@ for (const engine of enginesUnderTest())
         [`/api/pub/v2/leads/${UNKNOWN_UUID}`, 404],
         ['/api/pub/v2/leads/not-a-uuid', 404],
         ['/api/pub/v2/me', 200],
+        ['/api/pub/v2/me/deprecations?days=7', 200],
+        ['/api/pub/v2/me/deprecations?days=0', 400],
       ] as const) {
         await both({ method: 'GET', url, headers: bearer(keys.member!), status: ok });
         await both({ method: 'GET', url, status: 401 });
@@ -241,6 +243,18 @@ for (const engine of enginesUnderTest())
         method: 'GET',
         url: '/api/pub/v2/me',
         headers: { authorization: keys.member! },
+        status: 200,
+      });
+      await both({
+        method: 'GET',
+        url: '/api/pub/v2/me/deprecations?scope=team',
+        headers: bearer(keys.member!),
+        status: 403,
+      });
+      await both({
+        method: 'GET',
+        url: '/api/pub/v2/me/deprecations?scope=team',
+        headers: bearer(keys.admin!),
         status: 200,
       });
       for (const url of [

@@ -16,6 +16,8 @@ export type Lead = components['schemas']['V2Lead'];
 export type SearchBody = components['schemas']['SearchBody'];
 export type CreateBody = components['schemas']['CreateBody'];
 export type Me = components['schemas']['V2Me']['data'];
+/** The v1 operations a key called and where it stands (docs/v1-migration.md "Your own deprecated calls"). */
+export type Deprecations = components['schemas']['V2Deprecations']['data'];
 export type LeadPatch = components['schemas']['LeadPatch'];
 /** An erasure's receipt (docs/privacy.md "Receipts"): never the e-mail, a keyed hash of it. */
 export type ErasureReceipt = components['schemas']['ErasureReceipt'];
@@ -160,6 +162,15 @@ export function createLeadline(options: LeadlineOptions) {
     },
     /** The key's member, team, role and scopes (GET /api/pub/v2/me). */
     me: (signal?: AbortSignal): Promise<Me> => data(api.GET('/api/pub/v2/me', { signal })),
+    /**
+     * The v1 operations this key called in the last `days` days (default 30), each with its v2
+     * successor, and where the key stands with v1; `scope: 'team'` (team admins): every key of the team.
+     */
+    deprecations: (
+      options: { scope?: 'key' | 'team'; days?: number } = {},
+      signal?: AbortSignal,
+    ): Promise<Deprecations> =>
+      data(api.GET('/api/pub/v2/me/deprecations', { params: { query: options }, signal })),
     /** The team's webhook endpoints (team admins' keys; docs/webhooks.md "Endpoints"). */
     webhooks: {
       /** The team's endpoints, oldest first (never their secrets). */

@@ -484,6 +484,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pub/v2/me/deprecations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The v1 operations this key (or the team’s keys) called, and what replaces each
+         * @description From the usage ledger (written every few seconds): each v1 operation called in the last `days` days with its count by status, first and last call, user agent and the v2 request that replaces it; and where each key stands — served, frozen out, the brownouts ahead of it, the sunset ([Your own deprecated calls](/docs/v1-migration#your-own-deprecated-calls)). Any valid key may ask, one that v1 refuses too.
+         */
+        get: operations["getDeprecations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** The v1 operations this key (or the team’s keys) called, and what replaces each (HEAD: its headers, no body) */
+        head: operations["getDeprecationsHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/pub/v2/erasures": {
         parameters: {
             query?: never;
@@ -1274,6 +1295,70 @@ export interface components {
                 administeredSubteamIds: number[];
                 /** @description What the key may do now: leads:read:own (its member’s leads), leads:read:subteams (the subteams it administers), leads:read:team (team admins: the whole team), leads:create, v1 (v1 calls answer: before the sunset, a key made before the freeze or granted legacy v1 access; brownouts aside). */
                 scopes: ("leads:read:own" | "leads:read:subteams" | "leads:read:team" | "leads:create" | "v1")[];
+            };
+        };
+        V2Deprecations: {
+            data: {
+                /**
+                 * Format: date
+                 * @description The first UTC day counted: the window is `days` days, today included.
+                 */
+                since: string;
+                days: number;
+                /** @description When v1 is retired; null while no date is set. */
+                sunsetAt: string | null;
+                /** Format: uri */
+                migrationGuide: string;
+                /** @description The presented key; with `scope=team`, every key of the team. */
+                keys: {
+                    keyId: number;
+                    /** @description The first 12 characters of the key, never the secret. */
+                    prefix: string;
+                    label: string | null;
+                    memberId: number;
+                    /** @description `served`: v1 answers this key (outside brownouts); `frozen-out`: made after v1 closed to new integrations, without a legacy grant; `sunset`: v1 is retired. */
+                    v1: "served" | "frozen-out" | "sunset";
+                    /** @description Brownout windows that cover this key and have not ended, by start: v1 answers `410` in them. */
+                    brownouts: {
+                        /** Format: date-time */
+                        startsAt: string;
+                        /** Format: date-time */
+                        endsAt: string;
+                    }[];
+                    /** @description By operation; empty when the key called no v1 operation in the window. */
+                    calls: {
+                        /** @description The v1 operation, as in its path. */
+                        operation: string;
+                        /** @description Calls in the window, refused ones too. */
+                        count: number;
+                        /** @description The calls by HTTP status of their answers (a brownout’s `410` among them). */
+                        statuses: {
+                            [key: string]: number;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description The first call of the window.
+                         */
+                        firstCall: string;
+                        /**
+                         * Format: date-time
+                         * @description The last call.
+                         */
+                        lastCall: string;
+                        /** @description The User-Agent of the last call. */
+                        userAgent: string | null;
+                        successor: {
+                            /** @constant */
+                            method: "POST";
+                            /** @constant */
+                            path: "/api/pub/v2/leads/search";
+                            /** @description The v2 search body equal to the operation (for getLastLeadSubTeam the subteam ids are left for you to fill in: the ledger does not keep query values). */
+                            body: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    }[];
+                }[];
             };
         };
         V1Lead: {
@@ -5454,6 +5539,204 @@ export interface operations {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
                     "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    getDeprecations: {
+        parameters: {
+            query?: {
+                /** @description `key`: the presented key; `team`: every key of the team (team admins only). */
+                scope?: "key" | "team";
+                /** @description The window in UTC days, today included. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key’s (or keys’) deprecated calls and standing. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["V2Deprecations"];
+                };
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDeprecationsHead: {
+        parameters: {
+            query?: {
+                /** @description `key`: the presented key; `team`: every key of the team (team admins only). */
+                scope?: "key" | "team";
+                /** @description The window in UTC days, today included. */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The key’s (or keys’) deprecated calls and standing. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     [name: string]: unknown;
                 };
                 content?: never;

@@ -7,7 +7,14 @@
  * migration guide's (docs/v1-migration.md); v1's freeze, brownouts and sunset do not apply.
  * Arguments v1 would answer `400` to throw a RangeError before any call.
  */
-import { createLeadline, type Lead, type LeadlineOptions, type Me, type SearchBody } from './index.js';
+import {
+  createLeadline,
+  type Deprecations,
+  type Lead,
+  type LeadlineOptions,
+  type Me,
+  type SearchBody,
+} from './index.js';
 
 export { LeadlineError, type LeadlineOptions, type Problem } from './index.js';
 
@@ -20,6 +27,54 @@ export interface V1Lead {
   userEmail: string;
   userPid: string;
   [member: string]: unknown;
+}
+
+/**
+ * What the shim tells `onWarning` about the key it runs with (docs/client.md "Moving off v1"):
+ * a brownout ahead of it — v1 answers `410` to this key then, so code of yours that still calls
+ * v1 directly will fail — or v1 operations this key still called in the last 30 days.
+ */
+export type V1Warning =
+  | { kind: 'brownout-scheduled'; startsAt: string; endsAt: string; message: string }
+  | {
+      kind: 'v1-still-called';
+      operations: { operation: string; count: number; lastCall: string }[];
+      message: string;
+    };
+
+export interface LeadlineV1Options extends LeadlineOptions {
+  /**
+   * Called once per warning, on the shim's first call (it reads `GET /api/pub/v2/me/deprecations`
+   * once for that); a failure to read them is not the call's failure. A v1 answer's own
+   * `Warning` header reads the same with `brownoutOf`.
+   */
+  onWarning?: (warning: V1Warning) => void;
+}
+
+const SCHEDULED = /v1-brownout-scheduled (\S+)\/(\S+):/;
+
+/** The brownout a v1 answer's `Warning` header announces (docs/v1-deprecation-policy.md), if any. */
+export function brownoutOf(warning: string | null): { startsAt: string; endsAt: string } | null {
+  const m = warning === null ? null : SCHEDULED.exec(warning);
+  return m === null ? null : { startsAt: m[1] as string, endsAt: m[2] as string };
+}
+
+/** The warnings a key's deprecations call for (`onWarning`). */
+export function warningsOf(d: Deprecations): V1Warning[] {
+  const key = d.keys[0];
+  if (key === undefined) return [];
+  const out: V1Warning[] = key.brownouts.map((b) => ({
+    kind: 'brownout-scheduled',
+    ...b,
+    message: `v1 brownout for this key from ${b.startsAt} to ${b.endsAt}: v1 answers 410 to it then`,
+  }));
+  if (key.calls.length > 0)
+    out.push({
+      kind: 'v1-still-called',
+      operations: key.calls.map((c) => ({ operation: c.operation, count: c.count, lastCall: c.lastCall })),
+      message: `this key still called v1 in the last ${d.days} days: ${key.calls.map((c) => `${c.operation} ×${c.count}`).join(', ')}`,
+    });
+  return out;
 }
 
 /** v1 member ← v2 `systemFields` member, for the members that map one to one. */
@@ -71,9 +126,24 @@ type Scope = SearchBody['filters'];
 
 export type LeadlineV1 = ReturnType<typeof createLeadlineV1>;
 
-export function createLeadlineV1(options: LeadlineOptions) {
+export function createLeadlineV1(options: LeadlineV1Options) {
   const leadline = createLeadline(options);
   let me: Promise<Me> | undefined;
+  let warned = false;
+  /** The key's warnings, once, beside the first call; never that call's failure. */
+  const warn = (): void => {
+    if (warned || options.onWarning === undefined) return;
+    warned = true;
+    const onWarning = options.onWarning;
+    leadline.deprecations().then(
+      (d) => {
+        for (const w of warningsOf(d)) onWarning(w);
+      },
+      () => {
+        warned = false;
+      },
+    );
+  };
   /** The key's member and team: asked once, kept (a key's member and team never change). */
   const whoami = (): Promise<Me> => {
     me ??= leadline.me().catch((err: unknown) => {
@@ -84,6 +154,7 @@ export function createLeadlineV1(options: LeadlineOptions) {
   };
 
   async function last(scope: Scope): Promise<V1Lead[]> {
+    warn();
     const body: SearchBody = { filters: scope, sort: { field: 'timestamp', direction: 'DESC' }, limit: 1 };
     for await (const page of leadline.leads.searchPages(body)) return page.leads.map(toV1);
     return [];
@@ -98,6 +169,7 @@ export function createLeadlineV1(options: LeadlineOptions) {
     epochArg('start', start);
     if (end !== undefined && epochArg('end', end) < start)
       throw new RangeError('end must not be before start');
+    warn();
     // Past v2's last millisecond no lead can be: an empty window there still asks the server,
     // so the key's rights are checked as v1 checks them.
     const from = Math.min(start, V2_LAST_EPOCH);

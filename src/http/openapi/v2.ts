@@ -214,6 +214,32 @@ export function v2Operations(): Json[] {
         ...keyedProblems(KEYED_ERRORS),
       },
     }),
+    op('getDeprecations', 'The v1 operations this key (or the team’s keys) called, and what replaces each', {
+      description:
+        'From the usage ledger (written every few seconds): each v1 operation called in the last `days` days with its count by status, first and last call, user agent and the v2 request that replaces it; and where each key stands — served, frozen out, the brownouts ahead of it, the sunset ([Your own deprecated calls](/docs/v1-migration#your-own-deprecated-calls)). Any valid key may ask, one that v1 refuses too.',
+      parameters: [
+        {
+          name: 'scope',
+          in: 'query',
+          description: '`key`: the presented key; `team`: every key of the team (team admins only).',
+          schema: { type: 'string', enum: ['key', 'team'], default: 'key' },
+        },
+        {
+          name: 'days',
+          in: 'query',
+          description: 'The window in UTC days, today included.',
+          schema: { type: 'integer', minimum: 1, maximum: 366, default: 30 },
+        },
+      ],
+      responses: {
+        '200': {
+          description: 'The key’s (or keys’) deprecated calls and standing.',
+          headers: OK_HEADERS,
+          content: json(ref('V2Deprecations')),
+        },
+        ...keyedProblems(['invalid-parameters', 'forbidden', ...KEYED_ERRORS]),
+      },
+    }),
     op('createLead', 'Create a lead for the key’s member', {
       parameters: [
         {

@@ -6,11 +6,13 @@ import {
   activeBrownout,
   brownoutError,
   brownoutRetryAfter,
+  brownoutWarning,
   frozenError,
   isFrozenOut,
   isSunset,
   SEARCH_SUCCESSOR,
   type SuccessorRequest,
+  scheduledBrownout,
   successorRequest,
   sunsetError,
 } from '../../retirement/gates.js';
@@ -119,7 +121,10 @@ async function handle(
   // Retirement (C7) answers before the quota does: a brownout or a frozen-out key is never a 429.
   const guide = `${deps.config.publicUrl}/docs/v1-migration`;
   const successor = () => successorRequest(op.name, caller, request.query as Record<string, unknown>);
-  const brownout = activeBrownout(await deps.brownouts.current(), caller.keyId, now);
+  const brownouts = await deps.brownouts.current();
+  const brownout = activeBrownout(brownouts, caller.keyId, now);
+  const ahead = scheduledBrownout(brownouts, caller.keyId, now, deps.config.v1BrownoutNoticeMs);
+  if (ahead !== null) reply.header('warning', brownoutWarning(ahead));
   if (brownout !== null) {
     reply.header('retry-after', String(brownoutRetryAfter(brownout, now)));
     throw brownoutError(brownout, successor(), guide);

@@ -4,6 +4,7 @@ import { routeSchema } from '../route-schema.js';
 import { createErasure, ERASURES_PREFIX } from './create-erasure.js';
 import { createLead } from './create-lead.js';
 import { findDuplicates } from './find-duplicates.js';
+import { getDeprecations } from './get-deprecations.js';
 import { getErasure } from './get-erasure.js';
 import { getLead } from './get-lead.js';
 import { getMe } from './get-me.js';
@@ -38,6 +39,12 @@ export async function v2Routes(app: FastifyInstance, deps: V2Deps): Promise<void
     { name: 'mergeLeads', url: `${V2_PREFIX}/:leadId/merge`, methods: ['POST'], handler: mergeLeads },
     { name: 'createLead', url: V2_PREFIX, methods: ['POST'], handler: createLead },
     { name: 'getMe', url: '/api/pub/v2/me', methods: ['GET', 'HEAD'], handler: getMe },
+    {
+      name: 'getDeprecations',
+      url: '/api/pub/v2/me/deprecations',
+      methods: ['GET', 'HEAD'],
+      handler: getDeprecations,
+    },
     { name: 'createErasure', url: ERASURES_PREFIX, methods: ['POST'], handler: createErasure },
     {
       name: 'getErasure',

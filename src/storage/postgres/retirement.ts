@@ -82,4 +82,12 @@ export class PostgresRetirementStore implements RetirementStore {
     >`SELECT * FROM api_usage WHERE day >= ${sinceDay ?? ''} ORDER BY key_id, api, operation, day, status`;
     return rows.map(toUsageRow);
   }
+
+  async v1UsageOfKeys(keyIds: number[], sinceDay: string): Promise<UsageRow[]> {
+    if (keyIds.length === 0) return [];
+    const rows = await this.sql<UsageDbRow[]>`SELECT * FROM api_usage
+      WHERE key_id = ANY(${this.sql.array(keyIds, 20)}::bigint[]) AND api = 'v1' AND day >= ${sinceDay}
+      ORDER BY key_id, operation, day, status`;
+    return rows.map(toUsageRow);
+  }
 }

@@ -40,6 +40,10 @@ export class SqliteRetirementStore implements RetirementStore {
           first_seen = min(first_seen, excluded.first_seen),
           user_agent = CASE WHEN excluded.last_seen >= last_seen THEN excluded.user_agent ELSE user_agent END,
           last_seen = max(last_seen, excluded.last_seen)`),
+      // The ledger's key starts with key_id: one range per key.
+      v1UsageOfKey: db.prepare(
+        "SELECT * FROM api_usage WHERE key_id = ? AND api = 'v1' AND day >= ? ORDER BY operation, day, status",
+      ),
       usageSince: db.prepare(
         'SELECT * FROM api_usage WHERE day >= ? ORDER BY key_id, api, operation, day, status',
       ),
@@ -79,5 +83,11 @@ export class SqliteRetirementStore implements RetirementStore {
 
   async usage(sinceDay: string | null): Promise<UsageRow[]> {
     return (this.stmts.usageSince.all(sinceDay ?? '') as UsageDbRow[]).map(toUsageRow);
+  }
+
+  async v1UsageOfKeys(keyIds: number[], sinceDay: string): Promise<UsageRow[]> {
+    return keyIds.flatMap((id) =>
+      (this.stmts.v1UsageOfKey.all(id, sinceDay) as UsageDbRow[]).map(toUsageRow),
+    );
   }
 }
