@@ -52,16 +52,22 @@ export interface KeyDeprecations {
   standing: KeyStanding;
   /** By operation name; empty for a key that called no v1 operation in the window. */
   calls: DeprecatedCall[];
+  /** The window's v1 ledger rows of the key, by day (the console draws them per day). */
+  rows: UsageRow[];
 }
 
-export interface DeprecationsInput {
-  caller: Caller;
-  /** `key`: the presented key; `team`: every key of the caller's team (team admins only). */
-  scope: 'key' | 'team';
+/** The window and the retirement's dates and windows the standing is read from. */
+export interface DeprecationsWindow {
   days: number;
   now: number;
   times: V1Times;
   brownouts: readonly Brownout[];
+}
+
+export interface DeprecationsInput extends DeprecationsWindow {
+  caller: Caller;
+  /** `key`: the presented key; `team`: every key of the caller's team (team admins only). */
+  scope: 'key' | 'team';
 }
 
 export interface Deprecations {
@@ -70,31 +76,37 @@ export interface Deprecations {
   keys: KeyDeprecations[];
 }
 
+/** `GET /api/pub/v2/me/deprecations`: the presented key's, or its team's for a team admin. */
 export async function deprecationsOf(
   ports: { keys: Pick<KeyStore, 'list'>; retirement: Pick<RetirementStore, 'v1UsageOfKeys'> },
   input: DeprecationsInput,
 ): Promise<Deprecations> {
-  const { caller, now } = input;
+  const { caller } = input;
   if (input.scope === 'team' && caller.role !== 'admin')
     throw new AppError('forbidden', 'Only a team admin’s key may read every key of the team (scope=team).');
   const keys = (await ports.keys.list(input.scope === 'key' ? caller.memberId : undefined)).filter((k) =>
     input.scope === 'key' ? k.id === caller.keyId : k.teamId === caller.teamId,
   );
-  const since = utcDay(now - (input.days - 1) * DAY_MS);
+  return keysDeprecations(ports, keys, input);
+}
+
+/** The deprecated calls and standing of these keys (the console's API health reads one). */
+export async function keysDeprecations(
+  ports: { retirement: Pick<RetirementStore, 'v1UsageOfKeys'> },
+  keys: ApiKey[],
+  window: DeprecationsWindow,
+): Promise<Deprecations> {
+  const since = utcDay(window.now - (window.days - 1) * DAY_MS);
   const rows = await ports.retirement.v1UsageOfKeys(
     keys.map((k) => k.id),
     since,
   );
   return {
     since,
-    keys: keys.map((key) => ({
-      key,
-      standing: standingOf(key, input),
-      calls: callsOf(
-        rows.filter((r) => r.keyId === key.id),
-        key,
-      ),
-    })),
+    keys: keys.map((key) => {
+      const own = rows.filter((r) => r.keyId === key.id);
+      return { key, standing: standingOf(key, window), calls: callsOf(own, key), rows: own };
+    }),
   };
 }
 
@@ -126,7 +138,7 @@ function callsOf(rows: UsageRow[], key: ApiKey): DeprecatedCall[] {
   return [...byOperation.values()].sort((a, b) => a.operation.localeCompare(b.operation));
 }
 
-function standingOf(key: ApiKey, input: DeprecationsInput): KeyStanding {
+function standingOf(key: ApiKey, input: DeprecationsWindow): KeyStanding {
   const { times, now } = input;
   const v1 = isSunset(times, now)
     ? 'sunset'

@@ -713,6 +713,8 @@ for (const engine of enginesUnderTest())
       const mine = await createKey(store, { member: ADMIN });
       await page(admin, `/console/keys/${mine.id}/revoke`, 200);
       await page(admin, '/console/keys/999999/revoke', 404);
+      await page(admin, `/console/keys/${mine.id}/health`, 200);
+      await page(admin, '/console/keys/999999/health', 404);
       await post(admin, '/console/keys', { member: String(ADMIN), label: 'contract' }, 403);
       await post(
         admin,

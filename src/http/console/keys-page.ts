@@ -57,7 +57,7 @@ export async function renderKeys(
     return html`<tr><td><code>${k.display}…</code></td><td>${k.label ?? ''}</td><td>${emails.get(k.memberId) ?? k.memberId}</td>
 ${operator ? html`<td>${k.teamId}</td>` : ''}<td>${when(k.createdAt)}</td><td>${when(k.expiresAt)}</td><td>${when(lastUsed.get(k.id) ?? null)}</td>
 <td class="num">${c?.v1Calls ?? 0}</td><td class="num">${c?.v2Calls ?? 0}</td><td>${legacyCell(session, k, q)}</td>
-<td class="state-${state}">${state}</td><td>${state === 'active' ? html`<a href="/console/keys/${k.id}/revoke${q}">Revoke…</a>` : ''}</td></tr>`;
+<td class="state-${state}">${state}</td><td><a href="/console/keys/${k.id}/health${q}">API health<span class="visually-hidden"> of key ${k.display}</span></a>${state === 'active' ? html` <a href="/console/keys/${k.id}/revoke${q}">Revoke…</a>` : ''}</td></tr>`;
   });
   const create =
     team === null

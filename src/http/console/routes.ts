@@ -7,6 +7,7 @@ import { type ConsoleDeps, ConsolePageError, noStore } from './console-deps.js';
 import { deliveryReplay } from './delivery-replay.js';
 import { html } from './html.js';
 import { keyCreate } from './key-create.js';
+import { keyHealth } from './key-health.js';
 import { keyLegacy } from './key-legacy.js';
 import { keyRevoke } from './key-revoke.js';
 import { keysPage } from './keys-page.js';
@@ -96,6 +97,7 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   keysPage(app, deps);
   keyCreate(app, deps);
   keyRevoke(app, deps);
+  keyHealth(app, deps);
   keyLegacy(app, deps);
   leadSearch(app, deps);
   leadPage(app, deps);

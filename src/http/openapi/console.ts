@@ -54,6 +54,14 @@ export function consoleOperations(): Json[] {
       ),
       responses: { '200': page('The keys, with the new secret.'), ...refusals },
     }),
+    op(
+      'consoleKeyHealth',
+      'Console: a key’s API health — its v1 calls, the brownout ahead, what replaces each call',
+      {
+        parameters: [id, team],
+        responses: { '200': page('The key’s API health.'), ...refusals },
+      },
+    ),
     op('consoleRevokeKeyPage', 'Console: confirm revoking a key', {
       parameters: [id, team],
       responses: { '200': page('The confirmation.'), ...refusals },
