@@ -2,14 +2,16 @@ import cors, { type FastifyCorsOptions } from '@fastify/cors';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 
 /**
- * What a browser app on a listed origin may do (R19): the API's methods, the three request headers
+ * What a browser app on a listed origin may do (R19): the API's methods, the four request headers
  * it reads beyond the safelisted ones, and the response headers a client acts on (quota, retry,
  * caching, v1 retirement, support). No credentials: the API is authorised by the Authorization
  * header, never by cookies, so `Access-Control-Allow-Credentials` is never sent.
  */
 const OPEN: FastifyCorsOptions = {
-  methods: ['GET', 'HEAD', 'POST'],
-  allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key'],
+  // PATCH and DELETE: a lead's update and a webhook endpoint's removal; If-Match: a change made
+  // only at the version read (docs/v2.md "Versions").
+  methods: ['GET', 'HEAD', 'POST', 'PATCH', 'DELETE'],
+  allowedHeaders: ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match'],
   exposedHeaders: [
     'RateLimit',
     'RateLimit-Policy',

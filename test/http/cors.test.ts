@@ -80,20 +80,21 @@ for (const engine of enginesUnderTest()) {
       });
       after(async () => app.close());
 
-      it('answers its preflight: the methods, the three request headers, no credentials', async () => {
+      it('answers its preflight: the methods, the four request headers, no credentials', async () => {
         for (const [url, method] of [
           [V1_URL, 'GET'],
           [SEARCH, 'POST'],
           ['/api/pub/v2/leads', 'POST'],
           ['/api/pub/v2/leads/changes', 'GET'],
+          ['/api/pub/v2/leads/0190b3a2-0000-7000-8000-000000000007', 'PATCH'],
         ] as const) {
           const res = await preflight(app, url, APP, method);
           assert.equal(res.statusCode, 204, `${url}: ${res.body}`);
           assert.equal(res.headers['access-control-allow-origin'], APP);
-          assert.equal(res.headers['access-control-allow-methods'], 'GET, HEAD, POST');
+          assert.equal(res.headers['access-control-allow-methods'], 'GET, HEAD, POST, PATCH, DELETE');
           assert.equal(
             res.headers['access-control-allow-headers'],
-            'Authorization, Content-Type, Idempotency-Key',
+            'Authorization, Content-Type, Idempotency-Key, If-Match',
           );
           assert.equal(res.headers['access-control-max-age'], '600');
           assert.equal(res.headers['access-control-allow-credentials'], undefined);
