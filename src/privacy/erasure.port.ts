@@ -3,8 +3,14 @@
  * Implemented once per engine in src/storage/ (src/store.ts gathers the ports).
  */
 
-/** Who asked for an erasure: a team admin's API key, or the operator on the command line. */
-export type ErasureRequester = { via: 'key'; keyId: number; memberId: number } | { via: 'operator' };
+/**
+ * Who asked for an erasure: a team admin's API key, the operator on the command line, or the
+ * team's retention policy of `days` (docs/privacy.md "Retention").
+ */
+export type ErasureRequester =
+  | { via: 'key'; keyId: number; memberId: number }
+  | { via: 'operator' }
+  | { via: 'retention'; days: number };
 
 /** A lead found for an erasure: its team, v2 id and its stored `fields` (JSON) for the exact check. */
 export interface ErasureCandidate {

@@ -138,7 +138,7 @@ export class PostgresErasureStore implements ErasureStore {
       counts,
     };
     await tx.unsafe(
-      `INSERT INTO erasures (${RECEIPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      `INSERT INTO erasures (${RECEIPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       receiptValues(receipt) as never[],
     );
     if (o.suppress !== null) {

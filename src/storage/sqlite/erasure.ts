@@ -67,7 +67,9 @@ export class SqliteErasureStore implements ErasureStore {
       erasedEvent: db.prepare(`INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
         SELECT ?, ?, 'lead.erased', ?, ? WHERE ${wantsEvent('?', 'lead.erased')}`),
       claims: db.prepare('DELETE FROM idempotency_keys WHERE lead_uuid IN (SELECT value FROM json_each(?))'),
-      addReceipt: db.prepare(`INSERT INTO erasures (${RECEIPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      addReceipt: db.prepare(
+        `INSERT INTO erasures (${RECEIPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
       receipt: db.prepare(`SELECT ${RECEIPT_COLUMNS} FROM erasures WHERE id = ?`),
       suppress: db.prepare(`INSERT INTO suppressions (team_id, email_hash, created_at, erasure_id)
         VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`),
