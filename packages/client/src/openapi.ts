@@ -1576,6 +1576,11 @@ export interface components {
             } | {
                 /** @constant */
                 via: "operator";
+            } | {
+                /** @constant */
+                via: "retention";
+                /** @description The team's retention policy, in days. */
+                days: number;
             };
             /** @description HMAC-SHA256 (hex) of the normalised e-mail under this store's own key — never the e-mail; null: by lead ids. */
             emailHash: string | null;
