@@ -63,6 +63,12 @@ export interface ErasureOrder {
   leads: { teamId: number; uuid: string }[];
   /** With an e-mail: suppress it from now on, for the team (or every team: null). */
   suppress: { teamId: number | null; emailHash: string } | null;
+  /**
+   * A retention policy's erasure: of `leads`, only those still due — captured before this and
+   * not changed since — read under the erasure's lock, so a lead changed after the run chose it
+   * is kept (docs/privacy.md "Retention"). Absent: every lead named.
+   */
+  dueBefore?: number;
 }
 
 /** A remembered erased e-mail: a keyed hash only. */

@@ -115,6 +115,7 @@ async function runTeam(
         leadIds: leadIds.length,
         leads: leadIds.map((uuid) => ({ teamId, uuid })),
         suppress: null,
+        dueBefore: cutoff,
       });
       result.erasureIds.push(receipt.id);
       result.erased += receipt.counts.leads;

@@ -154,6 +154,24 @@ for (const engine of enginesUnderTest()) {
       assert.deepEqual([again.teams[0]?.erased, again.teams[0]?.erasureIds], [0, []]);
     });
 
+    test('a lead changed after a run chose it is kept: the erasure reads its due time under its lock', async () => {
+      const cutoff = NOW - 365 * DAY;
+      // As a run would order it, had `corrected` been chosen before its change (2 days ago).
+      const receipt = await store.erasures.erase({
+        id: '018bcfe5-6800-7000-8000-0000000000f1',
+        teamId: TEAM,
+        requestedBy: { via: 'retention', days: 365 },
+        at: NOW,
+        emailHash: null,
+        leadIds: 2,
+        leads: [ids.get('corrected')!, ids.get('fresh')!].map((uuid) => ({ teamId: TEAM, uuid })),
+        suppress: null,
+        dueBefore: cutoff,
+      });
+      assert.deepEqual([receipt.leadIds, receipt.counts.leads], [2, 0]);
+      assert.deepEqual([...(await uuidsOf(store, TEAM)).keys()].sort(), ['corrected', 'fresh']);
+    });
+
     test('two runs at once on one database erase each lead once', async () => {
       await load(
         store,
