@@ -103,28 +103,43 @@ async function runTeam(
   if (days === null) return result;
   try {
     result.due = await ports.retention.dueCount(teamId, cutoff);
-    for (let held = true; held && input.stopping?.() !== true; ) {
-      const leadIds = await ports.retention.dueLeads(teamId, cutoff, MAX_ERASED_IDS);
-      if (leadIds.length === 0) break;
-      const receipt = await ports.erasures.erase({
-        id: uuid7(input.now),
-        teamId,
-        requestedBy: { via: 'retention', days },
-        at: input.now,
-        emailHash: null,
-        leadIds: leadIds.length,
-        leads: leadIds.map((uuid) => ({ teamId, uuid })),
-        suppress: null,
-        dueBefore: cutoff,
-      });
-      result.erasureIds.push(receipt.id);
-      result.erased += receipt.counts.leads;
-      // Nothing erased (the leads went another way meanwhile): the next batch would be the same.
-      if (receipt.counts.leads === 0) break;
-      held = (await ports.retention.claim(teamId, lease())) !== null;
-    }
+    await eraseDue(ports, result, input, async () => (await ports.retention.claim(teamId, lease())) !== null);
   } finally {
     await ports.retention.finish(teamId, owner, input.now, result.erased);
   }
   return result;
+}
+
+/**
+ * The team's due leads erased batch by batch into `team` (its erased count and receipts), each
+ * erasure checking under its lock that a lead is still due; `renew` extends the lease after
+ * each batch, and the run stops when it could not, or when the server is stopping.
+ */
+async function eraseDue(
+  ports: RetentionPorts,
+  team: TeamRetention,
+  input: RetentionRunInput,
+  renew: () => Promise<boolean>,
+): Promise<void> {
+  const { teamId, days, cutoff } = team;
+  for (let held = true; held && input.stopping?.() !== true; ) {
+    const leadIds = await ports.retention.dueLeads(teamId, cutoff, MAX_ERASED_IDS);
+    if (leadIds.length === 0) return;
+    const receipt = await ports.erasures.erase({
+      id: uuid7(input.now),
+      teamId,
+      requestedBy: { via: 'retention', days },
+      at: input.now,
+      emailHash: null,
+      leadIds: leadIds.length,
+      leads: leadIds.map((uuid) => ({ teamId, uuid })),
+      suppress: null,
+      dueBefore: cutoff,
+    });
+    team.erasureIds.push(receipt.id);
+    team.erased += receipt.counts.leads;
+    // Nothing erased (every one changed or erased meanwhile): leave the rest to the next run.
+    if (receipt.counts.leads === 0) return;
+    held = await renew();
+  }
 }
