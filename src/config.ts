@@ -67,6 +67,8 @@ export interface Config {
   tracing: { endpoint: string | null; serviceName: string };
   /** Webhooks (docs/webhooks.md). */
   webhooks: WebhookConfig;
+  /** Retention policies' schedule and erasure receipts' keeping (docs/privacy.md "Retention"). */
+  retention: RetentionConfig;
 }
 
 export class ConfigError extends Error {
@@ -159,6 +161,7 @@ export function loadConfig(
     ...importSettings(int),
     requireIfMatch: trueOrFalse(get, 'LEADLINE_REQUIRE_IF_MATCH', problems),
     webhooks: webhookSettings(get, int, problems),
+    retention: retentionSettings(int),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;
@@ -269,6 +272,29 @@ function importSettings(int: IntReader): ImportConfig {
   return {
     captureToleranceMs: int('LEADLINE_CAPTURE_TOLERANCE_SECONDS', 86_400, 0, 31_536_000) * 1000,
     importMaxRecordBytes: int('LEADLINE_IMPORT_MAX_RECORD_BYTES', 1_048_576, 1024, 268_435_456),
+  };
+}
+
+export interface RetentionConfig {
+  /** How often the server runs the teams' retention policies; 0: never (`leadline retention run` from cron). */
+  intervalMs: number;
+  /** Erasure receipts older than this many days are pruned by each run. */
+  receiptDays: number;
+}
+
+/** The retention settings alone, for `leadline retention run`. Throws `ConfigError` like `loadConfig`. */
+export function loadRetentionConfig(env: Env = process.env): RetentionConfig {
+  const problems: string[] = [];
+  const settings = retentionSettings(envReader(env, problems).int);
+  if (problems.length > 0) throw new ConfigError(problems);
+  return settings;
+}
+
+function retentionSettings(int: IntReader): RetentionConfig {
+  return {
+    intervalMs: int('LEADLINE_RETENTION_INTERVAL_SECONDS', 3600, 0, 604_800) * 1000,
+    // Three years: the usual limitation period for a claim about how a request was answered.
+    receiptDays: int('LEADLINE_ERASURE_RECEIPT_DAYS', 1095, 1, 36_500),
   };
 }
 

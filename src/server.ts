@@ -8,6 +8,7 @@ import { DeliveryLoop } from './delivery/loop.js';
 import { listenMetrics, watchRetirement } from './http/metrics.js';
 import { Metrics } from './metrics/metrics.js';
 import { storeTracer, traceIdOrUuid } from './metrics/tracing.js';
+import { RetentionSchedule } from './retention/schedule.js';
 import { observeStore } from './storage/observed-store.js';
 import { RedisRateLimiter } from './storage/redis-rate-limit.js';
 import type { Store } from './store.js';
@@ -73,6 +74,10 @@ export async function startServer(config: Config, store: Store, logger: Logger):
       : new DeliveryLoop(store, config.webhooks, logger, undefined, undefined, metrics.deliveryObserver());
   if (metrics !== null) metrics.watchWebhooks(() => store.deliveries.backlog());
   delivery.start();
+  // Retention policies (docs/privacy.md "Retention"): every instance runs the schedule; a lease
+  // per team keeps two from erasing one team at once.
+  const retention = new RetentionSchedule(store, config.retention, logger);
+  retention.start();
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
@@ -86,6 +91,7 @@ export async function startServer(config: Config, store: Store, logger: Logger):
       } finally {
         clearTimeout(force);
         await delivery.stop();
+        await retention.stop();
         await metricsListener?.close();
         await redis?.close();
         await store.close();

@@ -6,6 +6,7 @@ import type { LeadStore } from './leads/leads.port.js';
 import type { ErasureStore } from './privacy/erasure.port.js';
 import type { PrivacyStore } from './privacy/privacy.port.js';
 import type { SharedCounters } from './rate-limit/shared-counters.js';
+import type { RetentionStore } from './retention/retention.port.js';
 import type { RetirementStore } from './retirement/retirement.port.js';
 import type { DeliveryStore } from './webhooks/deliveries.port.js';
 import type { WebhookStore } from './webhooks/webhooks.port.js';
@@ -37,6 +38,8 @@ export interface Store {
   readonly erasures: ErasureStore;
   /** A person's data across the store (docs/privacy.md). */
   readonly privacy: PrivacyStore;
+  /** Retention policies, their runs' leases, receipt pruning (docs/privacy.md "Retention"). */
+  readonly retention: RetentionStore;
   /**
    * The rate-limit counters every instance on the store shares (PostgreSQL), for windows of
    * `windowSeconds`; null for the embedded store, whose one instance counts in its own memory.

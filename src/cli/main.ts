@@ -7,6 +7,7 @@ import { registerKeyCommands } from './keys.js';
 import { registerLeadCommands } from './leads.js';
 import { registerPrivacyCommands } from './privacy.js';
 import { leadlineProgram, run } from './program.js';
+import { registerRetentionCommands } from './retention.js';
 import { registerSeedCommand } from './seed.js';
 import { registerServeCommand } from './serve.js';
 import { registerV1Commands } from './v1.js';
@@ -45,5 +46,6 @@ registerWebhookCommands(program, withContext);
 registerLeadCommands(program, withContext);
 registerConsoleCommands(program, withContext);
 registerPrivacyCommands(program, withContext);
+registerRetentionCommands(program, withContext);
 
 await run(program, process.argv);

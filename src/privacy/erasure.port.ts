@@ -3,8 +3,14 @@
  * Implemented once per engine in src/storage/ (src/store.ts gathers the ports).
  */
 
-/** Who asked for an erasure: a team admin's API key, or the operator on the command line. */
-export type ErasureRequester = { via: 'key'; keyId: number; memberId: number } | { via: 'operator' };
+/**
+ * Who asked for an erasure: a team admin's API key, the operator on the command line, or the
+ * team's retention policy of `days` (docs/privacy.md "Retention").
+ */
+export type ErasureRequester =
+  | { via: 'key'; keyId: number; memberId: number }
+  | { via: 'operator' }
+  | { via: 'retention'; days: number };
 
 /** A lead found for an erasure: its team, v2 id and its stored `fields` (JSON) for the exact check. */
 export interface ErasureCandidate {
@@ -57,6 +63,12 @@ export interface ErasureOrder {
   leads: { teamId: number; uuid: string }[];
   /** With an e-mail: suppress it from now on, for the team (or every team: null). */
   suppress: { teamId: number | null; emailHash: string } | null;
+  /**
+   * A retention policy's erasure: of `leads`, only those still due — captured before this and
+   * not changed since — read under the erasure's lock, so a lead changed after the run chose it
+   * is kept (docs/privacy.md "Retention"). Absent: every lead named.
+   */
+  dueBefore?: number;
 }
 
 /** A remembered erased e-mail: a keyed hash only. */

@@ -41,6 +41,17 @@ export const ErasureReceipt = Type.Object(
         { additionalProperties: false },
       ),
       Type.Object({ via: Type.Literal('operator') }, { additionalProperties: false }),
+      Type.Object(
+        {
+          via: Type.Literal('retention'),
+          days: Type.Integer({ minimum: 1, description: "The team's retention policy, in days." }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "Erased by the team's retention policy ([privacy guide](/docs/privacy#retention)), not at a person's request.",
+        },
+      ),
     ]),
     emailHash: Type.Union([Type.String({ pattern: '^[0-9a-f]{64}$' }), Type.Null()], {
       description:

@@ -8,25 +8,29 @@ import type {
 /** Erasure receipts and suppressions as both engines store them (migration 12): rows stop here. */
 
 export const RECEIPT_COLUMNS =
-  'id, team_id, requested_via, requested_by_key, requested_by_member, requested_at, email_hash, lead_ids, counts';
+  'id, team_id, requested_via, requested_by_key, requested_by_member, requested_at, email_hash, lead_ids, counts, retention_days';
 
 export interface ReceiptRow {
   id: string;
   team_id: number | null;
-  requested_via: 'key' | 'operator';
+  requested_via: 'key' | 'operator' | 'retention';
   requested_by_key: number | null;
   requested_by_member: number | null;
   requested_at: number;
   email_hash: string | null;
   lead_ids: number;
   counts: string;
+  /** The policy's days of a retention erasure (migration 14); null otherwise. */
+  retention_days: number | null;
 }
 
 export function toReceipt(r: ReceiptRow): ErasureReceipt {
   const requestedBy: ErasureRequester =
     r.requested_via === 'key'
       ? { via: 'key', keyId: Number(r.requested_by_key), memberId: Number(r.requested_by_member) }
-      : { via: 'operator' };
+      : r.requested_via === 'retention'
+        ? { via: 'retention', days: Number(r.retention_days) }
+        : { via: 'operator' };
   return {
     id: String(r.id),
     teamId: r.team_id === null ? null : Number(r.team_id),
@@ -51,6 +55,7 @@ export function receiptValues(r: ErasureReceipt): unknown[] {
     r.emailHash,
     r.leadIds,
     JSON.stringify(r.counts),
+    by.via === 'retention' ? by.days : null,
   ];
 }
 
@@ -80,5 +85,8 @@ export function toSuppression(r: SuppressionRow): Suppression {
   };
 }
 
-/** What the erased lead's change says it came from: a key's request (api) or the command line. */
+/**
+ * What the erased lead's change says it came from: a key's request (api), or the operator's side
+ * (cli) — the command line, or a retention policy the server runs for the operator.
+ */
 export const erasureSource = (by: ErasureRequester): 'api' | 'cli' => (by.via === 'key' ? 'api' : 'cli');

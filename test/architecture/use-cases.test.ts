@@ -48,6 +48,7 @@ const READS: Record<string, string[]> = {
     'record',
   ],
   RetirementStore: ['brownouts', 'usage'],
+  RetentionStore: ['policies', 'policy', 'dueCount', 'dueLeads', 'receiptsBefore'],
   DeliveryStore: ['deliveries', 'backlog'],
   PrivacyStore: ['leadsByEmail', 'deliveriesOfLeads'],
   WebhookStore: ['endpoints', 'endpoint', 'signingSecrets', 'events'],

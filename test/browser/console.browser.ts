@@ -211,6 +211,14 @@ for (const engine of enginesUnderTest()) {
       await new Promise((r) => setTimeout(r, 600));
       assert.equal((await v1(secret)).status, 200);
 
+      // The team's retention policy, set by its admin on the Privacy view (issue 40 §6).
+      await admin.goto(`${base}/console/privacy`);
+      await admin.getByLabel(/^Erase leads not changed for/).fill('400');
+      await admin.getByRole('button', { name: 'Set policy' }).click();
+      await admin.getByText(/Retention policy saved: leads not changed for 400 days/).waitFor();
+      await checkView(admin, 'privacy');
+      assert.equal((await store.retention.policy(A))?.days, 400);
+
       // Revoke, with confirmation: the key is refused from then on.
       await admin.goto(`${base}/console/keys`);
       await admin.locator('tr', { hasText: 'crm sync' }).getByRole('link', { name: 'Revoke…' }).click();

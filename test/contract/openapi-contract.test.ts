@@ -686,6 +686,7 @@ for (const engine of enginesUnderTest())
         '/console/v1.csv',
         '/console/webhooks',
         '/console/brownouts',
+        '/console/privacy',
         '/console/leads',
         `/console/leads/${leadId}`,
       ])
@@ -707,6 +708,11 @@ for (const engine of enginesUnderTest())
       await page(admin, `/console/leads/${UNKNOWN_UUID}`, 404);
       await page(admin, `/console/leads?email=${'a'.repeat(321)}`, 400);
       await page(operator, `/console/leads/${leadId}?team=${TEAM}`, 200);
+      await page(admin, '/console/privacy', 200);
+      await page(operator, '/console/privacy', 200);
+      await post(admin, '/console/privacy/retention', { _csrf: admin.csrf, days: '400' }, 200);
+      await post(admin, '/console/privacy/retention', { _csrf: admin.csrf, days: 'soon' }, 400);
+      await post(admin, '/console/privacy/retention', { _csrf: admin.csrf, clear: 'yes' }, 200);
       await page(admin, '/console/brownouts', 403);
       await page(operator, '/console/brownouts', 200);
       await page(operator, `/console/keys?team=${TEAM}`, 200);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig, loadRetentionConfig } from '../../src/config.js';
 
 describe('configuration (issue 2 §7)', () => {
   test('defaults', () => {
@@ -27,6 +27,23 @@ describe('configuration (issue 2 §7)', () => {
       loadConfig({ LEADLINE_PUBLIC_URL: 'https://leads.example.test/' }).publicUrl,
       'https://leads.example.test',
     );
+  });
+
+  test('retention: hourly runs, receipts kept three years; 0 turns the schedule off (issue 40 §6)', () => {
+    assert.deepEqual(loadConfig({}).retention, { intervalMs: 3_600_000, receiptDays: 1095 });
+    assert.deepEqual(
+      loadRetentionConfig({ LEADLINE_RETENTION_INTERVAL_SECONDS: '0', LEADLINE_ERASURE_RECEIPT_DAYS: '30' }),
+      { intervalMs: 0, receiptDays: 30 },
+    );
+    for (const [name, bad] of [
+      ['LEADLINE_RETENTION_INTERVAL_SECONDS', '604801'],
+      ['LEADLINE_RETENTION_INTERVAL_SECONDS', 'hourly'],
+      ['LEADLINE_ERASURE_RECEIPT_DAYS', '0'],
+      ['LEADLINE_ERASURE_RECEIPT_DAYS', '36501'],
+    ] as const) {
+      assert.throws(() => loadConfig({ [name]: bad }), new RegExp(name), `${name}=${bad}`);
+      assert.throws(() => loadRetentionConfig({ [name]: bad }), new RegExp(name), `${name}=${bad}`);
+    }
   });
 
   test('LEADLINE_CONSOLE_SESSION_MAX_HOURS: hours, 1 to 8760 (issue 36)', () => {

@@ -14,6 +14,7 @@ import { keysPage } from './keys-page.js';
 import { page } from './layout.js';
 import { leadPage } from './lead-page.js';
 import { leadSearch } from './lead-search.js';
+import { privacyPage } from './privacy-page.js';
 import { brownoutSchedule } from './schedule-brownout.js';
 import { signInRoutes } from './sign-in.js';
 import { v1Csv } from './v1-csv.js';
@@ -108,4 +109,5 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   deliveryReplay(app, deps);
   brownoutsPage(app, deps);
   brownoutSchedule(app, deps);
+  privacyPage(app, deps);
 }

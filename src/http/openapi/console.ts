@@ -1,6 +1,7 @@
 import { COMMON_HEADERS, type Json } from './build.js';
 import { consoleLeadOperations } from './console-leads.js';
 import { days, form, id, op, page, redirect, refusals, team } from './console-parts.js';
+import { consolePrivacyOperations } from './console-privacy.js';
 import { consoleWebhookOperations } from './console-webhooks.js';
 
 /**
@@ -93,6 +94,7 @@ export function consoleOperations(): Json[] {
     }),
     ...consoleWebhookOperations(),
     ...consoleLeadOperations(),
+    ...consolePrivacyOperations(),
     op('consoleBrownouts', 'Console: brownouts (operator)', {
       responses: { '200': page('Active, scheduled and past brownouts.'), ...refusals },
     }),

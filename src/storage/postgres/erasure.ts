@@ -83,7 +83,8 @@ export class PostgresErasureStore implements ErasureStore {
             JOIN unnest(${tx.array(asked.map((l) => l.teamId))}::bigint[],
               ${tx.array(asked.map((l) => l.uuid.toLowerCase()))}::uuid[]) AS a(team_id, uuid)
               ON l.team_id = a.team_id AND l.uuid = a.uuid
-          WHERE l.erased_at IS NULL
+          WHERE l.erased_at IS NULL AND (${o.dueBefore ?? null}::bigint IS NULL
+            OR (l.epoch < ${o.dueBefore ?? null} AND (l.changed_at IS NULL OR l.changed_at < ${o.dueBefore ?? null})))
         UNION
           SELECT l.team_id, l.uuid FROM leads l JOIN target t ON l.merged_into = t.uuid AND l.team_id = t.team_id
           WHERE l.erased_at IS NULL)
@@ -138,7 +139,7 @@ export class PostgresErasureStore implements ErasureStore {
       counts,
     };
     await tx.unsafe(
-      `INSERT INTO erasures (${RECEIPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+      `INSERT INTO erasures (${RECEIPT_COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
       receiptValues(receipt) as never[],
     );
     if (o.suppress !== null) {

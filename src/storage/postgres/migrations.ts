@@ -385,6 +385,28 @@ const MIGRATIONS: Migration[] = [
       ANALYZE leads;
     `,
   },
+  {
+    version: 14,
+    name: 'retention',
+    // As SQLite's migration 14 (docs/privacy.md "Retention", issue 40): a retention policy per
+    // team with the lease of the run that holds it; receipts requested by a policy.
+    sql: `
+      CREATE TABLE retention_policies (
+        team_id bigint PRIMARY KEY,
+        days integer NOT NULL CHECK (days >= 1),
+        basis text NOT NULL DEFAULT 'last-change',
+        set_at bigint NOT NULL,
+        last_run_at bigint,
+        last_erased integer,
+        lease_owner text,
+        lease_until bigint
+      );
+      ALTER TABLE erasures DROP CONSTRAINT erasures_requested_via_check,
+        ADD CONSTRAINT erasures_requested_via_check
+          CHECK (requested_via IN ('key', 'operator', 'retention')),
+        ADD COLUMN retention_days integer;
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -15,6 +15,7 @@ import { migrate } from './migrations.js';
 import { PostgresPrivacyStore } from './privacy.js';
 import { PostgresRateCounters } from './rate-limit.js';
 import { ReplicaRouter, type ReplicaState } from './replica.js';
+import { PostgresRetentionStore } from './retention.js';
 import { PostgresRetirementStore } from './retirement.js';
 import { TrigramSchema } from './trigram.js';
 import { PostgresWebhookStore } from './webhooks.js';
@@ -76,6 +77,8 @@ export class PostgresStore implements Store {
   /** On the primary: an erasure reads what it erases, and a suppression must never be read stale. */
   readonly erasures: PostgresErasureStore;
   readonly privacy: PostgresPrivacyStore;
+  /** On the primary: a lease read stale would let two instances erase one team at once. */
+  readonly retention: PostgresRetentionStore;
 
   private constructor(
     private readonly sql: Sql,
@@ -93,6 +96,7 @@ export class PostgresStore implements Store {
     this.console = new PostgresConsoleStore(sql);
     this.erasures = new PostgresErasureStore(sql);
     this.privacy = new PostgresPrivacyStore(sql);
+    this.retention = new PostgresRetentionStore(sql);
   }
 
   /**

@@ -50,6 +50,10 @@ export class SqliteErasureStore implements ErasureStore {
       withEmailAll: db.prepare(`SELECT l.team_id AS teamId, l.uuid, l.fields FROM leads l
         WHERE l.has_email = 1 AND l.erased_at IS NULL`),
       live: db.prepare('SELECT seq FROM leads WHERE team_id = ? AND uuid = ? AND erased_at IS NULL').pluck(),
+      liveDue: db
+        .prepare(`SELECT seq FROM leads WHERE team_id = ? AND uuid = ? AND erased_at IS NULL
+          AND epoch < ? AND (changed_at IS NULL OR changed_at < ?)`)
+        .pluck(),
       mergedInto: db.prepare(
         'SELECT seq, uuid FROM leads WHERE merged_into = ? AND team_id = ? AND erased_at IS NULL',
       ),
@@ -67,7 +71,9 @@ export class SqliteErasureStore implements ErasureStore {
       erasedEvent: db.prepare(`INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
         SELECT ?, ?, 'lead.erased', ?, ? WHERE ${wantsEvent('?', 'lead.erased')}`),
       claims: db.prepare('DELETE FROM idempotency_keys WHERE lead_uuid IN (SELECT value FROM json_each(?))'),
-      addReceipt: db.prepare(`INSERT INTO erasures (${RECEIPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+      addReceipt: db.prepare(
+        `INSERT INTO erasures (${RECEIPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
       receipt: db.prepare(`SELECT ${RECEIPT_COLUMNS} FROM erasures WHERE id = ?`),
       suppress: db.prepare(`INSERT INTO suppressions (team_id, email_hash, created_at, erasure_id)
         VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`),
@@ -114,8 +120,13 @@ export class SqliteErasureStore implements ErasureStore {
     // The leads asked for, then (breadth first) every lead merged into one of them.
     const queue: { seq: number; teamId: number; uuid: string; merged: boolean }[] = [];
     for (const l of o.leads) {
-      const seq = this.s.live.get(l.teamId, l.uuid.toLowerCase()) as number | undefined;
-      if (seq !== undefined) queue.push({ seq, teamId: l.teamId, uuid: l.uuid.toLowerCase(), merged: false });
+      const uuid = l.uuid.toLowerCase();
+      const seq = (
+        o.dueBefore === undefined
+          ? this.s.live.get(l.teamId, uuid)
+          : this.s.liveDue.get(l.teamId, uuid, o.dueBefore, o.dueBefore)
+      ) as number | undefined;
+      if (seq !== undefined) queue.push({ seq, teamId: l.teamId, uuid, merged: false });
     }
     const source = erasureSource(o.requestedBy);
     for (let next = queue.shift(); next !== undefined; next = queue.shift()) {

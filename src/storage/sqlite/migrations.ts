@@ -363,6 +363,47 @@ const MIGRATIONS: Migration[] = [
       INSERT INTO lead_text (lead_text, rank) VALUES ('secure-delete', 1);
     `,
   },
+  {
+    version: 14,
+    name: 'retention',
+    // docs/privacy.md "Retention" (issue 40 item 6). One policy per team: leads whose last change
+    // (their capture time when never changed) is more than `days` old are erased on a schedule.
+    // `lease_owner`/`lease_until`: the run that holds the team now (two instances never erase the
+    // same team at once); `last_run_at`/`last_erased`: the last finished run. Receipts may now be
+    // requested by a retention policy ('retention', with its `retention_days`): SQLite cannot
+    // widen a CHECK in place, so `erasures` is rebuilt with its rows (a small table).
+    sql: `
+      CREATE TABLE retention_policies (
+        team_id INTEGER PRIMARY KEY,
+        days INTEGER NOT NULL CHECK (days >= 1),
+        basis TEXT NOT NULL DEFAULT 'last-change',
+        set_at INTEGER NOT NULL,
+        last_run_at INTEGER,
+        last_erased INTEGER,
+        lease_owner TEXT,
+        lease_until INTEGER
+      );
+      CREATE TABLE erasures_14 (
+        id TEXT PRIMARY KEY,
+        team_id INTEGER,
+        requested_via TEXT NOT NULL CHECK (requested_via IN ('key', 'operator', 'retention')),
+        requested_by_key INTEGER,
+        requested_by_member INTEGER,
+        requested_at INTEGER NOT NULL,
+        email_hash TEXT,
+        lead_ids INTEGER NOT NULL,
+        counts TEXT NOT NULL,
+        retention_days INTEGER
+      );
+      INSERT INTO erasures_14 (id, team_id, requested_via, requested_by_key, requested_by_member,
+          requested_at, email_hash, lead_ids, counts)
+        SELECT id, team_id, requested_via, requested_by_key, requested_by_member, requested_at,
+          email_hash, lead_ids, counts FROM erasures;
+      DROP TABLE erasures;
+      ALTER TABLE erasures_14 RENAME TO erasures;
+      CREATE INDEX erasures_requested ON erasures(requested_at);
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

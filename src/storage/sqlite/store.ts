@@ -13,6 +13,7 @@ import { SqliteKeyStore } from './keys.js';
 import { SqliteLeadStore } from './leads.js';
 import { LATEST_VERSION, migrate } from './migrations.js';
 import { SqlitePrivacyStore } from './privacy.js';
+import { SqliteRetentionStore } from './retention.js';
 import { SqliteRetirementStore } from './retirement.js';
 import { SqliteWebhookStore } from './webhooks.js';
 
@@ -30,6 +31,7 @@ export class SqliteStore implements Store {
   private deliveryStore?: SqliteDeliveryStore;
   private consoleStore?: SqliteConsoleStore;
   private erasureStore?: SqliteErasureStore;
+  private retentionStore?: SqliteRetentionStore;
   private privacyStore?: SqlitePrivacyStore;
   /** Secrets never change once made, so each is read from the file once. */
   private readonly secrets = new Map<string, Buffer>();
@@ -167,6 +169,14 @@ export class SqliteStore implements Store {
       this.erasureStore = new SqliteErasureStore(this.db);
     }
     return this.erasureStore;
+  }
+
+  get retention(): SqliteRetentionStore {
+    if (this.retentionStore === undefined) {
+      this.ready();
+      this.retentionStore = new SqliteRetentionStore(this.db);
+    }
+    return this.retentionStore;
   }
 
   get privacy(): SqlitePrivacyStore {
