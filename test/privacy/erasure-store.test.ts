@@ -10,7 +10,7 @@ import { eraseData } from '../../src/privacy/erase.js';
 import { AppError } from '../../src/shared/errors.js';
 import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
-import { load } from '../support/helpers.js';
+import { eventually, load } from '../support/helpers.js';
 import { leadRecords } from '../support/lead-records.js';
 
 /**
@@ -39,6 +39,25 @@ async function feedAll(store: Store, scope: LeadScope, from: string | null) {
     at = page.next;
     if (page.leads.length < 200) return { leads, next: at };
   }
+}
+
+/**
+ * The feed from `from` once it holds every lead of `uuids`: on PostgreSQL a lead shows in the
+ * feed only when every older transaction on the server has ended — another suite's included —
+ * so a read right after a write may come back short (docs/v2.md).
+ */
+async function feedHolding(store: Store, scope: LeadScope, from: string | null, uuids: Iterable<string>) {
+  const wanted = [...uuids];
+  return eventually(async () => {
+    const feed = await feedAll(store, scope, from);
+    const held = new Set(feed.leads.map((l) => l.uuid));
+    assert.deepEqual(
+      wanted.filter((u) => !held.has(u)),
+      [],
+      'the feed holds every lead asked for',
+    );
+    return feed;
+  });
 }
 
 async function uuidsOf(store: Store, teamId: number): Promise<Map<string, string>> {
@@ -111,7 +130,7 @@ for (const engine of enginesUnderTest()) {
     });
 
     test('bad input leaves the store as it was', async () => {
-      const before = await feedAll(store, { teamId: TEAM }, null);
+      const before = await feedHolding(store, { teamId: TEAM }, null, ids.values());
       await assert.rejects(
         eraseData(store, { by: caller(ADMIN, 'admin'), email: 'not an address', now: 1 }),
         code('invalid-parameters'),
@@ -133,7 +152,7 @@ for (const engine of enginesUnderTest()) {
     });
 
     test('by e-mail: the matching leads and the one merged into them become tombstones at the feed end', async () => {
-      const { next } = await feedAll(store, { teamId: TEAM }, null);
+      const { next } = await feedHolding(store, { teamId: TEAM }, null, ids.values());
       const receipt = await eraseData(store, {
         by: caller(ADMIN, 'admin'),
         email: ' ANNA@x.test',
@@ -148,7 +167,7 @@ for (const engine of enginesUnderTest()) {
       await store.erasures.reclaim();
 
       const erased = ['anna1', 'anna2', 'annaw'].map((k) => ids.get(k)!);
-      const feed = await feedAll(store, { teamId: TEAM }, next);
+      const feed = await feedHolding(store, { teamId: TEAM }, next, erased);
       assert.deepEqual(new Set(feed.leads.map((l) => l.uuid)), new Set(erased));
       for (const l of feed.leads) {
         assert.deepEqual(feedEntryToV2(l), { leadId: l.uuid, erased: true });

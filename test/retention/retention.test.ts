@@ -134,7 +134,10 @@ for (const engine of enginesUnderTest()) {
       // No person asked: nothing is suppressed.
       assert.deepEqual(await store.erasures.suppressions(TEAM), []);
       const erased = await eventually(async () => {
-        const moved = (await store.leads.changes({ teamId: TEAM }, next, 100)).leads.map(feedEntryToV2);
+        // Only the tombstones: a lead stored before `next` may show late on PostgreSQL (docs/v2.md).
+        const moved = (await store.leads.changes({ teamId: TEAM }, next, 100)).leads
+          .map(feedEntryToV2)
+          .filter((e) => 'erased' in e);
         assert.equal(moved.length, 2);
         return moved;
       });

@@ -7,6 +7,7 @@ import { feedEntryToV2 } from '../../src/leads/v2-wire.js';
 import { eraseData } from '../../src/privacy/erase.js';
 import type { Store } from '../../src/store.js';
 import { enginesUnderTest } from '../support/engines.js';
+import { eventually } from '../support/helpers.js';
 import { oldPostgresStore, oldSqliteStore } from './old-store.js';
 
 /**
@@ -24,11 +25,15 @@ async function checkUpgraded(store: Store): Promise<void> {
     [report.from, report.applied.slice(0, 2)],
     [10, ['11-webhook-events-by-lead', '12-erasure']],
   );
-  const feed = await store.leads.changes({ teamId: TEAM }, null, 10);
-  assert.deepEqual(
-    feed.leads.map((l) => [l.uuid, l.erased]),
-    UUIDS.map((u) => [u, false]),
-  );
+  // On PostgreSQL the feed shows a lead once every older transaction on the server has ended.
+  const feed = await eventually(async () => {
+    const page = await store.leads.changes({ teamId: TEAM }, null, 10);
+    assert.deepEqual(
+      page.leads.map((l) => [l.uuid, l.erased]),
+      UUIDS.map((u) => [u, false]),
+    );
+    return page;
+  });
   const receipt = await eraseData(store, {
     by: { operator: { teamId: TEAM } },
     leadIds: [UUIDS[0]!],
@@ -36,12 +41,11 @@ async function checkUpgraded(store: Store): Promise<void> {
   });
   assert.equal(receipt.counts.leads, 1);
   assert.deepEqual(await store.erasures.receipt(receipt.id), receipt);
-  let moved: unknown[] = [];
-  for (let i = 0; i < 50 && moved.length === 0; i++) {
-    moved = (await store.leads.changes({ teamId: TEAM }, feed.next, 10)).leads.map(feedEntryToV2);
-    if (moved.length === 0) await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.deepEqual(moved, [{ leadId: UUIDS[0], erased: true }]);
+  await eventually(async () =>
+    assert.deepEqual((await store.leads.changes({ teamId: TEAM }, feed.next, 10)).leads.map(feedEntryToV2), [
+      { leadId: UUIDS[0], erased: true },
+    ]),
+  );
   assert.equal(await store.leads.byUuid({ teamId: TEAM }, UUIDS[0]!), null);
   assert.equal(
     (await store.leads.byUuid({ teamId: TEAM }, UUIDS[1]!))?.fields,
