@@ -10,7 +10,7 @@
  * cases only — no call of a port's writing method under src/http/ or src/cli/, kept by
  * test/architecture/use-cases.test.ts, which reads the ports.
  */
-const SLICES = '(leads|directory|keys|rate-limit|retirement|webhooks|import|console|privacy)';
+const SLICES = '(leads|directory|keys|rate-limit|retirement|webhooks|import|console|privacy|audit)';
 
 const ROOMS = {
   schemas: '^src/schemas/',

@@ -62,6 +62,8 @@ export interface Config {
   tracing: { endpoint: string | null; serviceName: string };
   /** Webhooks (docs/webhooks.md). */
   webhooks: WebhookConfig;
+  /** A v1 range or v2 search page returning more leads than this leaves a `leads.bulk_read` audit record. */
+  auditBulkRead: number;
 }
 
 export class ConfigError extends Error {
@@ -153,6 +155,7 @@ export function loadConfig(
     ...importSettings(int),
     requireIfMatch: trueOrFalse(get, 'LEADLINE_REQUIRE_IF_MATCH', problems),
     webhooks: webhookSettings(get, int, problems),
+    auditBulkRead: int('LEADLINE_AUDIT_BULK_READ', 500, 0, 1_000_000_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

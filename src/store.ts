@@ -1,3 +1,4 @@
+import type { AuditStore } from './audit/audit.port.js';
 import type { ConsoleStore } from './console/console.port.js';
 import type { DirectoryStore } from './directory/directory.port.js';
 import type { ImportWriter } from './import/import.port.js';
@@ -37,6 +38,8 @@ export interface Store {
   readonly erasures: ErasureStore;
   /** A person's data across the store (docs/privacy.md). */
   readonly privacy: PrivacyStore;
+  /** The append-only audit log (docs/privacy.md "Audit log"). */
+  readonly audit: AuditStore;
   /**
    * The rate-limit counters every instance on the store shares (PostgreSQL), for windows of
    * `windowSeconds`; null for the embedded store, whose one instance counts in its own memory.

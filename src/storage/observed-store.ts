@@ -65,7 +65,17 @@ export function observeStore(
 }
 
 /** The stores' parts whose calls are timed (a part an engine lacks is skipped). */
-const PARTS = ['leads', 'directory', 'keys', 'retirement', 'webhooks', 'console', 'deliveries', 'erasures'];
+const PARTS = [
+  'leads',
+  'directory',
+  'keys',
+  'retirement',
+  'webhooks',
+  'console',
+  'deliveries',
+  'erasures',
+  'audit',
+];
 
 /** The methods an implementation offers (its class's and its ancestors'), constructor aside. */
 function methodNames(target: object): string[] {

@@ -20,7 +20,11 @@ const UUIDS = ['018bcfe5-6800-7000-8000-000000000021', '018bcfe5-6800-7000-8000-
 
 async function checkUpgraded(store: Store): Promise<void> {
   const report = await store.migrate();
-  assert.deepEqual([report.from, report.applied], [10, ['11-webhook-events-by-lead', '12-erasure']]);
+  // Later migrations follow these two.
+  assert.deepEqual(
+    [report.from, report.applied.slice(0, 2)],
+    [10, ['11-webhook-events-by-lead', '12-erasure']],
+  );
   const feed = await store.leads.changes({ teamId: TEAM }, null, 10);
   assert.deepEqual(
     feed.leads.map((l) => [l.uuid, l.erased]),

@@ -4,6 +4,7 @@ import type { ImportWriter } from '../../import/import.port.js';
 import { FUZZY_THRESHOLD } from '../../leads/text.js';
 import type { SharedCounters } from '../../rate-limit/shared-counters.js';
 import type { MigrationReport, Store } from '../../store.js';
+import { PostgresAuditStore } from './audit.js';
 import { PostgresConsoleStore } from './console.js';
 import { PostgresDeliveryStore } from './deliveries.js';
 import { PostgresDirectoryStore } from './directory.js';
@@ -76,6 +77,7 @@ export class PostgresStore implements Store {
   /** On the primary: an erasure reads what it erases, and a suppression must never be read stale. */
   readonly erasures: PostgresErasureStore;
   readonly privacy: PostgresPrivacyStore;
+  readonly audit: PostgresAuditStore;
 
   private constructor(
     private readonly sql: Sql,
@@ -93,6 +95,7 @@ export class PostgresStore implements Store {
     this.console = new PostgresConsoleStore(sql);
     this.erasures = new PostgresErasureStore(sql);
     this.privacy = new PostgresPrivacyStore(sql);
+    this.audit = new PostgresAuditStore(sql);
   }
 
   /**
