@@ -1,3 +1,4 @@
+import { registerAuditCommands } from './audit.js';
 import { registerBackupCommand } from './backup.js';
 import { contextFor } from './command-context.js';
 import { registerConsoleCommands } from './console.js';
@@ -45,5 +46,6 @@ registerWebhookCommands(program, withContext);
 registerLeadCommands(program, withContext);
 registerConsoleCommands(program, withContext);
 registerPrivacyCommands(program, withContext);
+registerAuditCommands(program, withContext);
 
 await run(program, process.argv);
