@@ -2,6 +2,7 @@ import type { AuditStore } from '../audit/audit.port.js';
 import { recordAudit } from '../audit/record-audit.js';
 import type { ScopeDirectory } from '../directory/access.js';
 import { emailOf, refuseSuppressed, type SuppressionPorts } from '../privacy/suppression.js';
+import type { LeadPatch } from '../schemas/lead-patch.js';
 import type { StoredLead } from './lead.js';
 import { sameValues, valuesOf } from './lead-change.js';
 import { checkPatch, patchedValues } from './lead-patch.js';
@@ -74,7 +75,7 @@ export async function updateLead(
         details: {
           leadId: result.lead.uuid,
           version: result.lead.version,
-          changed: Object.keys(patch).sort(),
+          changed: patchedMembers(patch),
         },
       });
       return { lead: result.lead, changed: true };
@@ -85,4 +86,11 @@ export async function updateLead(
       throw preconditionFailed(now, expected ?? lead.version);
     }
   }
+}
+
+/** The members a patch names (`systemFields.companyName`, `locationShared`): names, never values. */
+function patchedMembers(patch: LeadPatch): string[] {
+  const named = Object.keys(patch.systemFields ?? {}).map((k) => `systemFields.${k}`);
+  if (patch.locationShared !== undefined) named.push('locationShared');
+  return named.sort();
 }
