@@ -1,7 +1,7 @@
 /**
  * The layering of src/ (README "Layout"), kept by a tool rather than by memory. From the bottom:
  * schemas and config; shared (the kernel every slice uses); the feature slices — leads, directory,
- * keys, rate-limit, retirement, webhooks, import, console, privacy — each with its port, pure rules and use
+ * keys, rate-limit, retirement, webhooks, import, console, privacy, audit — each with its port, pure rules and use
  * cases, and store.ts gathering the ports; then the rooms that do I/O for them (storage, delivery,
  * io, demo), the transports (http, then app), and the composition (open-store, server, cli). A
  * module imports from its own room and the rooms below it, never above; no import cycles anywhere.
