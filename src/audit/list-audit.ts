@@ -35,8 +35,9 @@ export async function listAudit(
   query: AuditQuery & { before: number | null; limit: number },
 ): Promise<{ records: AuditEntry[]; more: boolean }> {
   const filter = filterFor(by, query);
-  const found = await ports.audit.list(filter, query.before, Math.min(query.limit, MAX_AUDIT_PAGE) + 1);
-  const records = found.slice(0, query.limit);
+  const limit = Math.min(query.limit, MAX_AUDIT_PAGE);
+  const found = await ports.audit.list(filter, query.before, limit + 1);
+  const records = found.slice(0, limit);
   return { records, more: found.length > records.length };
 }
 

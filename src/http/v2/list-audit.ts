@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { AUDIT_ACTIONS, type AuditAction } from '../../audit/audit.port.js';
-import { exportAudit, listAudit, MAX_AUDIT_PAGE } from '../../audit/list-audit.js';
+import { type AuditQuery, exportAudit, listAudit, MAX_AUDIT_PAGE } from '../../audit/list-audit.js';
 import { auditToWire } from '../../audit/wire.js';
 import { requireTeamAdmin } from '../../directory/access.js';
 import { fingerprint } from '../../leads/cursor.js';
@@ -20,7 +20,33 @@ const QUERY = new Set(['limit', 'cursor', 'action', 'since', 'format']);
  */
 export const listAuditRecords: V2Handler = async ({ caller, store, cursors }, request) => {
   requireTeamAdmin(caller);
-  const query = request.query as Record<string, unknown>;
+  const { filters, limit, cursor, ndjson } = auditQuery(request.query as Record<string, unknown>);
+  const by = { caller };
+  if (ndjson) {
+    const lines = async function* () {
+      for await (const record of exportAudit(store, by, filters))
+        yield `${JSON.stringify(auditToWire(record))}\n`;
+    };
+    return new StreamedAnswer(NDJSON_TYPE, Readable.from(lines()));
+  }
+  const codec = await cursors();
+  const print = fingerprint(filters);
+  const before =
+    cursor === undefined ? null : (codec.decode(cursor, 'audit', caller.teamId, print) as number);
+  const page = await listAudit(store, by, { ...filters, before, limit });
+  const last = page.records.at(-1);
+  const nextCursor =
+    page.more && last !== undefined ? codec.encode('audit', caller.teamId, print, last.id) : null;
+  return { data: { records: page.records.map(auditToWire), nextCursor } };
+};
+
+/** The query string, checked: every bad parameter named in one 400. */
+function auditQuery(query: Record<string, unknown>): {
+  filters: AuditQuery;
+  limit: number;
+  cursor: string | undefined;
+  ndjson: boolean;
+} {
   const bad: InvalidParam[] = [];
   for (const name of Object.keys(query))
     if (!QUERY.has(name)) bad.push({ name, reason: 'not a parameter of this operation' });
@@ -46,26 +72,9 @@ export const listAuditRecords: V2Handler = async ({ caller, store, cursors }, re
   if (format === 'ndjson' && (cursor !== undefined || limitText !== undefined))
     bad.push({ name: 'format', reason: 'the export holds every record: no limit or cursor with it' });
   if (bad.length > 0) throw invalidParams(bad);
-
-  const filters = {
+  const filters: AuditQuery = {
     ...(action === undefined ? {} : { action: action as AuditAction }),
     ...(since === undefined ? {} : { since }),
   };
-  const by = { caller };
-  if (format === 'ndjson') {
-    const lines = async function* () {
-      for await (const record of exportAudit(store, by, filters))
-        yield `${JSON.stringify(auditToWire(record))}\n`;
-    };
-    return new StreamedAnswer(NDJSON_TYPE, Readable.from(lines()));
-  }
-  const codec = await cursors();
-  const print = fingerprint(filters);
-  const before =
-    cursor === undefined ? null : (codec.decode(cursor, 'audit', caller.teamId, print) as number);
-  const page = await listAudit(store, by, { ...filters, before, limit });
-  const last = page.records.at(-1);
-  const nextCursor =
-    page.more && last !== undefined ? codec.encode('audit', caller.teamId, print, last.id) : null;
-  return { data: { records: page.records.map(auditToWire), nextCursor } };
-};
+  return { filters, limit, cursor, ndjson: format === 'ndjson' };
+}
