@@ -1,7 +1,7 @@
 /**
  * The layering of src/ (README "Layout"), kept by a tool rather than by memory. From the bottom:
  * schemas and config; shared (the kernel every slice uses); the feature slices — leads, directory,
- * keys, rate-limit, retirement, webhooks, import, console, privacy, retention — each with its port, pure rules and use
+ * keys, rate-limit, retirement, webhooks, import, console, privacy, retention, audit — each with its port, pure rules and use
  * cases, and store.ts gathering the ports; then the rooms that do I/O for them (storage, delivery,
  * io, demo), the transports (http, then app), and the composition (open-store, server, cli). A
  * module imports from its own room and the rooms below it, never above; no import cycles anywhere.
@@ -10,7 +10,7 @@
  * cases only — no call of a port's writing method under src/http/ or src/cli/, kept by
  * test/architecture/use-cases.test.ts, which reads the ports.
  */
-const SLICES = '(leads|directory|keys|rate-limit|retirement|webhooks|import|console|privacy|retention)';
+const SLICES = '(leads|directory|keys|rate-limit|retirement|webhooks|import|console|privacy|retention|audit)';
 
 const ROOMS = {
   schemas: '^src/schemas/',

@@ -69,6 +69,8 @@ export interface Config {
   webhooks: WebhookConfig;
   /** Retention policies' schedule and erasure receipts' keeping (docs/privacy.md "Retention"). */
   retention: RetentionConfig;
+  /** A v1 range or v2 search page returning more leads than this leaves a `leads.bulk_read` audit record. */
+  auditBulkRead: number;
 }
 
 export class ConfigError extends Error {
@@ -162,6 +164,7 @@ export function loadConfig(
     requireIfMatch: trueOrFalse(get, 'LEADLINE_REQUIRE_IF_MATCH', problems),
     webhooks: webhookSettings(get, int, problems),
     retention: retentionSettings(int),
+    auditBulkRead: int('LEADLINE_AUDIT_BULK_READ', 500, 0, 1_000_000_000),
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

@@ -1,3 +1,4 @@
+import type { AuditStore } from './audit/audit.port.js';
 import type { ConsoleStore } from './console/console.port.js';
 import type { DirectoryStore } from './directory/directory.port.js';
 import type { ImportWriter } from './import/import.port.js';
@@ -40,6 +41,8 @@ export interface Store {
   readonly privacy: PrivacyStore;
   /** Retention policies, their runs' leases, receipt pruning (docs/privacy.md "Retention"). */
   readonly retention: RetentionStore;
+  /** The append-only audit log (docs/privacy.md "Audit log"). */
+  readonly audit: AuditStore;
   /**
    * The rate-limit counters every instance on the store shares (PostgreSQL), for windows of
    * `windowSeconds`; null for the embedded store, whose one instance counts in its own memory.

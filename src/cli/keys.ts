@@ -54,7 +54,14 @@ export function registerKeyCommands(program: Command, withContext: CommandContex
     .action((id: string) =>
       withContext(async ({ store, out }) => {
         if (!/^\d+$/.test(id)) throw new KeyCommandError(`key id ${JSON.stringify(id)} is not a number`);
-        if (!(await revokeKey(store, { keyId: Number(id), teamId: null, now: Date.now() })))
+        if (
+          !(await revokeKey(store, {
+            keyId: Number(id),
+            teamId: null,
+            now: Date.now(),
+            actor: { via: 'operator' },
+          }))
+        )
           throw new KeyCommandError(`no active key ${id}`);
         out.result({ id: Number(id), revoked: true }, `key ${id} revoked`);
       }),

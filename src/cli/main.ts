@@ -1,3 +1,4 @@
+import { registerAuditCommands } from './audit.js';
 import { registerBackupCommand } from './backup.js';
 import { contextFor } from './command-context.js';
 import { registerConsoleCommands } from './console.js';
@@ -47,5 +48,6 @@ registerLeadCommands(program, withContext);
 registerConsoleCommands(program, withContext);
 registerPrivacyCommands(program, withContext);
 registerRetentionCommands(program, withContext);
+registerAuditCommands(program, withContext);
 
 await run(program, process.argv);

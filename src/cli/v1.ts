@@ -59,6 +59,7 @@ export function registerV1Commands(program: Command, withContext: CommandContext
           endsAt,
           keyIds: ids,
           now,
+          actor: { via: 'operator' },
         }).catch((err: unknown) => {
           if (!(err instanceof BrownoutRefused)) throw err;
           const r = err.refusal;
@@ -118,7 +119,8 @@ export function registerV1Commands(program: Command, withContext: CommandContext
     .action((id: string) =>
       withContext(async ({ store, out }) => {
         if (!/^[0-9]+$/.test(id)) throw new CommandError(`brownout id ${JSON.stringify(id)} is not a number`);
-        if (!(await removeBrownout(store, { id: Number(id) }))) throw new CommandError(`no brownout ${id}`);
+        if (!(await removeBrownout(store, { id: Number(id), actor: { via: 'operator' }, now: Date.now() })))
+          throw new CommandError(`no brownout ${id}`);
         out.result({ id: Number(id), removed: true }, `brownout ${id} removed`);
       }),
     );

@@ -136,6 +136,7 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
               ...(opts.events === undefined ? {} : { eventTypes: eventTypes(opts.events) }),
               includePrevious: opts.includePrevious === true,
               now: Date.now(),
+              actor: { via: 'operator' },
             },
             systemLookup,
           ).catch((err: unknown) => {
@@ -157,7 +158,12 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
     .argument('<endpoint id>')
     .action((id: string) =>
       withContext(async ({ store, out }) => {
-        await removeEndpoint(store, { owner: 'operator', id: endpointId(id) }).catch((err: unknown) => {
+        await removeEndpoint(store, {
+          owner: 'operator',
+          id: endpointId(id),
+          actor: { via: 'operator' },
+          now: Date.now(),
+        }).catch((err: unknown) => {
           throw notFoundAs(err, `no endpoint ${id}`);
         });
         out.result({ id, removed: true }, `endpoint ${id} removed`);

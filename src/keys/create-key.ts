@@ -1,3 +1,5 @@
+import type { AuditActor, AuditStore } from '../audit/audit.port.js';
+import { recordAudit } from '../audit/record-audit.js';
 import type { DirectoryStore } from '../directory/directory.port.js';
 import type { ApiKey, KeyStore } from './keys.port.js';
 import { displayPrefix, generateKey, hashKey } from './token.js';
@@ -12,6 +14,8 @@ export interface CreateKeyInput {
   label?: string | null;
   legacyV1?: boolean;
   expiresAt?: number | null;
+  /** Who the audit log names; absent: the operator (the command line, the demo seed). */
+  actor?: AuditActor;
 }
 
 export interface CreatedKey extends ApiKey {
@@ -19,9 +23,9 @@ export interface CreatedKey extends ApiKey {
   key: string;
 }
 
-/** Creates a key for a member; the secret is in the result and nowhere else. */
+/** Creates a key for a member; the secret is in the result and nowhere else. One `key.created` audit record. */
 export async function createKey(
-  store: { keys: KeyStore; directory: DirectoryStore },
+  store: { keys: KeyStore; directory: DirectoryStore; audit: AuditStore },
   input: CreateKeyInput,
   now = Date.now(),
 ): Promise<CreatedKey> {
@@ -38,6 +42,18 @@ export async function createKey(
     createdAt: now,
     expiresAt: input.expiresAt ?? null,
     legacyV1: input.legacyV1 ?? false,
+  });
+  await recordAudit(store, {
+    at: now,
+    teamId: member.teamId,
+    actor: input.actor ?? { via: 'operator' },
+    action: 'key.created',
+    details: {
+      keyId: stored.id,
+      memberId: member.id,
+      legacyV1: stored.legacyV1,
+      expiresAt: stored.expiresAt,
+    },
   });
   return { ...stored, key };
 }

@@ -1,3 +1,5 @@
+import type { AuditActor } from '../audit/audit.port.js';
+import { keyActor } from '../audit/record-audit.js';
 import { type ScopeDirectory, visibleScope, writableScope } from '../directory/access.js';
 import type { Caller } from '../directory/directory.js';
 import { AppError } from '../shared/errors.js';
@@ -18,6 +20,11 @@ export interface ChangeContext {
   /** `api`, `console` or `cli`: what the change's events and the feed say it came from. */
   source: ChangeSource;
   now: number;
+}
+
+/** Who the audit log names for a change: the key's caller, or the operator. */
+export function writerActor(by: LeadWriter): AuditActor {
+  return 'caller' in by ? keyActor(by.caller) : { via: 'operator' };
 }
 
 export function writerScope(by: LeadWriter): LeadScope {

@@ -1,3 +1,5 @@
+import type { AuditStore } from '../audit/audit.port.js';
+import { recordAudit } from '../audit/record-audit.js';
 import type { ScopeDirectory } from '../directory/access.js';
 import { invalidParams } from '../shared/errors.js';
 import type { StoredLead } from './lead.js';
@@ -9,6 +11,7 @@ import {
   leadToChange,
   preconditionFailed,
   textOf,
+  writerActor,
   writerScope,
 } from './lead-writer.js';
 import type { LeadStore } from './leads.port.js';
@@ -31,10 +34,10 @@ export interface MergeLeadsInput extends ChangeContext {
  * order given (lead-patch.ts `mergePatch`); each merged lead records `mergedInto`, leaves v1,
  * search and getLastLead, and is announced (`lead.merged`) — the survivor too when its values
  * changed (`lead.updated`), all in one transaction. `POST /api/pub/v2/leads/{leadId}/merge` and
- * `leadline leads merge` both merge through here.
+ * `leadline leads merge` both merge through here; one `lead.merged` audit record (ids only).
  */
 export async function mergeLeads(
-  ports: { leads: LeadStore; directory: ScopeDirectory },
+  ports: { leads: LeadStore; directory: ScopeDirectory; audit: AuditStore },
   input: MergeLeadsInput,
 ): Promise<StoredLead> {
   checkIds(input.leadId, input.mergeLeadIds);
@@ -61,7 +64,16 @@ export async function mergeLeads(
       },
       merged: merged.map((m) => ({ uuid: m.uuid, version: m.version })),
     });
-    if (result.kind === 'written') return result.lead;
+    if (result.kind === 'written') {
+      await recordAudit(ports, {
+        at: input.now,
+        teamId: writerScope(input.by).teamId,
+        actor: writerActor(input.by),
+        action: 'lead.merged',
+        details: { leadId: result.lead.uuid, mergedLeadIds: merged.map((m) => m.uuid) },
+      });
+      return result.lead;
+    }
     if (expected !== null || attempt >= ATTEMPTS) {
       const now = await leadToChange(ports, input.by, input.leadId);
       throw preconditionFailed(now, expected ?? survivor.version);

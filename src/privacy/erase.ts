@@ -1,3 +1,5 @@
+import type { AuditActor } from '../audit/audit.port.js';
+import { keyActor } from '../audit/record-audit.js';
 import { requireTeamAdmin } from '../directory/access.js';
 import type { Caller } from '../directory/directory.js';
 import { normaliseEmail } from '../leads/email.js';
@@ -23,6 +25,11 @@ export interface EraseInput {
   email?: string;
   leadIds?: string[];
   now: number;
+  /**
+   * Who the audit log names; absent: the key's caller, or the operator. The retention job
+   * passes `{ via: 'server' }`, a console form `{ via: 'console', memberId }`.
+   */
+  actor?: AuditActor;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -32,7 +39,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * for the operator without one) whose e-mail is that address once normalised — merged ones too,
  * and every lead merged into one of them — and the e-mail is suppressed from then on, even when
  * nothing matched; by lead ids, those leads (each must be a lead of the team: otherwise nothing
- * is erased). One transaction; the receipt says what went. `POST /api/pub/v2/erasures` and
+ * is erased). One transaction, with its one `lead.erased` audit record; the receipt says what went. `POST /api/pub/v2/erasures` and
  * `leadline erase` both erase through here; they run `reclaim` after (docs: "Physically gone").
  */
 export async function eraseData(
@@ -51,6 +58,8 @@ export async function eraseData(
       ? { via: 'key', keyId: input.by.caller.keyId, memberId: input.by.caller.memberId }
       : { via: 'operator' };
   const id = uuid7(input.now);
+  const actor: AuditActor =
+    input.actor ?? ('caller' in input.by ? keyActor(input.by.caller) : { via: 'operator' });
   if (input.email !== undefined) {
     const email = personEmail(input.email);
     const hash = emailHash(await ports.secret(EMAIL_HASH_SECRET), email);
@@ -70,6 +79,7 @@ export async function eraseData(
       leadIds: 0,
       leads,
       suppress: { teamId, emailHash: hash },
+      actor,
     });
   }
   const ids = input.leadIds ?? [];
@@ -103,6 +113,7 @@ export async function eraseData(
     leadIds: ids.length,
     leads: ids.map((uuid) => ({ teamId, uuid })),
     suppress: null,
+    actor,
   });
 }
 

@@ -1,3 +1,5 @@
+import type { AuditActor } from '../audit/audit.port.js';
+
 /**
  * What erasure and suppression need from a store (docs/privacy.md "Erasure", "Suppression").
  * Implemented once per engine in src/storage/ (src/store.ts gathers the ports).
@@ -69,6 +71,11 @@ export interface ErasureOrder {
    * is kept (docs/privacy.md "Retention"). Absent: every lead named.
    */
   dueBefore?: number;
+  /**
+   * Who the audit log names: its `lead.erased` record is written in the same transaction. null:
+   * the caller records the action itself — a retention run's batches are one `retention.run`.
+   */
+  actor: AuditActor | null;
 }
 
 /** A remembered erased e-mail: a keyed hash only. */
@@ -93,7 +100,8 @@ export interface ErasureStore {
    * Carries out the erasure in one transaction: every lead (and every lead merged into one,
    * at any depth) wiped to a tombstone, moved to the end of the feed, its search row, outbox
    * events, deliveries, attempts and idempotency records deleted, a `lead.erased` event for each
-   * (when its team has an endpoint for it), the receipt, the suppression. Returns the receipt.
+   * (when its team has an endpoint for it), the receipt, the suppression, the audit record
+   * (privacy/erasure-audit.ts). Returns the receipt.
    */
   erase(order: ErasureOrder): Promise<ErasureReceipt>;
   /** A receipt by id; null when there is none. */

@@ -1,3 +1,5 @@
+import type { AuditStore } from '../audit/audit.port.js';
+import { keyActor, recordAudit } from '../audit/record-audit.js';
 import { type ScopeDirectory, visibleScope } from '../directory/access.js';
 import type { Caller } from '../directory/directory.js';
 import { normaliseEmail } from '../leads/email.js';
@@ -47,7 +49,7 @@ export interface SubjectAccessAnswer {
 }
 
 export async function subjectAccess(
-  ports: { privacy: PrivacyStore; directory: ScopeDirectory },
+  ports: { privacy: PrivacyStore; directory: ScopeDirectory; audit: AuditStore },
   input: SubjectAccessInput,
 ): Promise<SubjectAccessAnswer> {
   const email = personEmail(input.email);
@@ -78,6 +80,14 @@ export async function subjectAccess(
     });
     byLead.set(d.leadSeq, shown);
   }
+  // The record says that a request was answered and how much it held: never the e-mail asked for.
+  await recordAudit(ports, {
+    at: input.now,
+    teamId: input.caller.teamId,
+    actor: keyActor(input.caller),
+    action: 'subject_access.answered',
+    details: { leads: leads.length, deliveries: deliveries.length },
+  });
   return {
     email,
     answeredAt: input.now,

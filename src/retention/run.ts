@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { AuditStore } from '../audit/audit.port.js';
 import { MAX_ERASED_IDS } from '../privacy/erase.js';
 import type { ErasureStore } from '../privacy/erasure.port.js';
 import { uuid7 } from '../shared/uuid7.js';
@@ -28,6 +29,7 @@ export interface RetentionRunInput {
 export interface RetentionPorts {
   retention: RetentionStore;
   erasures: ErasureStore;
+  audit: AuditStore;
 }
 
 /**
@@ -59,7 +61,7 @@ export async function runRetention(ports: RetentionPorts, input: RetentionRunInp
         };
   if (teams.some((t) => t.erased > 0)) await ports.erasures.reclaim();
   const run: RetentionRun = { at: input.now, dryRun: input.dryRun, by: input.by, teams, receipts };
-  if (!input.dryRun) await recordRetentionRun(run);
+  if (!input.dryRun) await recordRetentionRun(ports, run);
   return run;
 }
 
@@ -135,6 +137,7 @@ async function eraseDue(
       leads: leadIds.map((uuid) => ({ teamId, uuid })),
       suppress: null,
       dueBefore: cutoff,
+      actor: null, // the run's own audit record names its receipts (record-run.ts)
     });
     team.erasureIds.push(receipt.id);
     team.erased += receipt.counts.leads;

@@ -1,3 +1,5 @@
+import type { AuditActor, AuditStore } from '../audit/audit.port.js';
+import { recordAudit } from '../audit/record-audit.js';
 import type { KeyStore } from '../keys/keys.port.js';
 import { AppError } from '../shared/errors.js';
 import type { Brownout } from './gates.js';
@@ -29,8 +31,8 @@ export interface ScheduledBrownout {
  * `sameAs` names the ones already there.
  */
 export async function scheduleBrownout(
-  store: { keys: KeyStore; retirement: RetirementStore },
-  input: { startsAt: number; endsAt: number; keyIds: number[] | null; now: number },
+  store: { keys: KeyStore; retirement: RetirementStore; audit: AuditStore },
+  input: { startsAt: number; endsAt: number; keyIds: number[] | null; now: number; actor: AuditActor },
 ): Promise<ScheduledBrownout> {
   const { startsAt, endsAt, keyIds, now } = input;
   if (endsAt <= startsAt) throw new BrownoutRefused({ kind: 'ends-before-start' });
@@ -45,5 +47,12 @@ export async function scheduleBrownout(
     .filter((b) => b.startsAt === startsAt && b.endsAt === endsAt && sorted(b.keyIds) === sorted(keyIds))
     .map((b) => b.id);
   const brownout = await store.retirement.addBrownout({ startsAt, endsAt, keyIds, createdAt: now });
+  await recordAudit(store, {
+    at: now,
+    teamId: null,
+    actor: input.actor,
+    action: 'brownout.scheduled',
+    details: { brownoutId: brownout.id, startsAt, endsAt, keyIds },
+  });
   return { brownout, sameAs };
 }

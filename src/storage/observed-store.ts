@@ -75,6 +75,7 @@ const PARTS = [
   'deliveries',
   'erasures',
   'retention',
+  'audit',
 ];
 
 /** The methods an implementation offers (its class's and its ancestors'), constructor aside. */

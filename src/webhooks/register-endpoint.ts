@@ -1,3 +1,5 @@
+import type { AuditActor, AuditStore } from '../audit/audit.port.js';
+import { recordAudit } from '../audit/record-audit.js';
 import type { WebhookConfig } from '../config.js';
 import type { DirectoryStore } from '../directory/directory.port.js';
 import { AppError } from '../shared/errors.js';
@@ -20,6 +22,8 @@ export interface RegisterEndpointInput {
   members: number[] | null;
   subteams: number[] | null;
   now: number;
+  /** Who the audit log names. */
+  actor: AuditActor;
 }
 
 export interface RegisteredEndpoint {
@@ -35,7 +39,7 @@ export interface RegisteredEndpoint {
  * `leadline webhooks add` both register through here.
  */
 export async function registerEndpoint(
-  store: { webhooks: WebhookStore; directory: DirectoryStore },
+  store: { webhooks: WebhookStore; directory: DirectoryStore; audit: AuditStore },
   config: WebhookConfig,
   input: RegisterEndpointInput,
   lookup: HostLookup,
@@ -60,5 +64,12 @@ export async function registerEndpoint(
     },
     config.maxEndpoints,
   );
+  await recordAudit(store, {
+    at: input.now,
+    teamId: endpoint.teamId,
+    actor: input.actor,
+    action: 'webhook.created',
+    details: { endpointId: endpoint.id, eventTypes: endpoint.eventTypes },
+  });
   return { endpoint, secret };
 }

@@ -1,3 +1,5 @@
+import type { AuditActor, AuditStore } from '../audit/audit.port.js';
+import { recordAudit } from '../audit/record-audit.js';
 import type { WebhookConfig } from '../config.js';
 import { endpointNotFound } from './access.js';
 import type { RegisteredEndpoint } from './register-endpoint.js';
@@ -10,9 +12,9 @@ import type { WebhookStore } from './webhooks.port.js';
  * it for LEADLINE_WEBHOOK_ROTATION_GRACE_HOURS, so a receiver can switch without refusing a delivery.
  */
 export async function rotateSecret(
-  store: { webhooks: WebhookStore },
+  store: { webhooks: WebhookStore; audit: AuditStore },
   config: WebhookConfig,
-  input: { owner: EndpointOwner; id: string; now: number },
+  input: { owner: EndpointOwner; id: string; now: number; actor: AuditActor },
 ): Promise<RegisteredEndpoint> {
   const secret = newSigningSecret();
   const sealed = new SecretSeal(config.secretKey).seal(secret);
@@ -24,5 +26,12 @@ export async function rotateSecret(
     input.now,
   );
   if (endpoint === null) throw endpointNotFound(input.id);
+  await recordAudit(store, {
+    at: input.now,
+    teamId: endpoint.teamId,
+    actor: input.actor,
+    action: 'webhook.secret_rotated',
+    details: { endpointId: endpoint.id },
+  });
   return { endpoint, secret };
 }

@@ -1,3 +1,5 @@
+import type { AuditActor, AuditStore } from '../audit/audit.port.js';
+import { recordAudit } from '../audit/record-audit.js';
 import type { WebhookConfig } from '../config.js';
 import type { DirectoryStore } from '../directory/directory.port.js';
 import { checkFilters, checkUrl, endpointNotFound } from './access.js';
@@ -12,6 +14,8 @@ export interface UpdateEndpointInput {
   id: string;
   changes: EndpointChanges;
   now: number;
+  /** Who the audit log names. */
+  actor: AuditActor;
 }
 
 /**
@@ -19,7 +23,7 @@ export interface UpdateEndpointInput {
  * registration (register-endpoint.ts): a new URL may receive webhooks, filters name the team's own.
  */
 export async function updateEndpoint(
-  store: { webhooks: WebhookStore; directory: DirectoryStore },
+  store: { webhooks: WebhookStore; directory: DirectoryStore; audit: AuditStore },
   config: WebhookConfig,
   input: UpdateEndpointInput,
   lookup: HostLookup,
@@ -34,5 +38,19 @@ export async function updateEndpoint(
     input.now,
   );
   if (endpoint === null) throw endpointNotFound(input.id);
+  await recordAudit(store, {
+    at: input.now,
+    teamId: endpoint.teamId,
+    actor: input.actor,
+    action: 'webhook.updated',
+    // Which members changed, never their values (a URL may hold a receiver's token).
+    details: {
+      endpointId: endpoint.id,
+      changed: Object.entries(changes)
+        .filter(([, v]) => v !== undefined)
+        .map(([k]) => k)
+        .sort(),
+    },
+  });
   return endpoint;
 }

@@ -15,6 +15,7 @@ import { load } from '../support/helpers.js';
 const TEAM = 2101;
 const OTHER = 2102;
 const NOW = Date.parse('2026-11-28T00:00:00Z');
+const OPERATOR = { via: 'operator' } as const;
 
 for (const engine of enginesUnderTest()) {
   describe(`use cases of keys and brownouts [${engine}]`, () => {
@@ -37,15 +38,21 @@ for (const engine of enginesUnderTest()) {
         null,
         'another team’s key is not found',
       );
-      assert.equal(await revokeKey(made.store, { keyId: theirs.id, teamId: TEAM, now: NOW }), false);
+      assert.equal(
+        await revokeKey(made.store, { keyId: theirs.id, teamId: TEAM, now: NOW, actor: OPERATOR }),
+        false,
+      );
       assert.equal(
         (await findKey(made.store, { keyId: theirs.id, teamId: null }))?.revokedAt,
         null,
         'still active',
       );
-      assert.equal(await revokeKey(made.store, { keyId: theirs.id, teamId: OTHER, now: NOW }), true);
       assert.equal(
-        await revokeKey(made.store, { keyId: theirs.id, teamId: null, now: NOW }),
+        await revokeKey(made.store, { keyId: theirs.id, teamId: OTHER, now: NOW, actor: OPERATOR }),
+        true,
+      );
+      assert.equal(
+        await revokeKey(made.store, { keyId: theirs.id, teamId: null, now: NOW, actor: OPERATOR }),
         false,
         'revoked already',
       );
@@ -58,18 +65,33 @@ for (const engine of enginesUnderTest()) {
         return err.refusal;
       };
       const hour = 3_600_000;
-      assert.deepEqual(await refusal({ startsAt: NOW + hour, endsAt: NOW + hour, keyIds: null, now: NOW }), {
-        kind: 'ends-before-start',
-      });
-      assert.deepEqual(await refusal({ startsAt: NOW - 2 * hour, endsAt: NOW, keyIds: null, now: NOW }), {
-        kind: 'already-ended',
-      });
-      assert.deepEqual(await refusal({ startsAt: NOW, endsAt: NOW + hour, keyIds: [987654321], now: NOW }), {
-        kind: 'unknown-keys',
-        keyIds: [987654321],
-      });
+      assert.deepEqual(
+        await refusal({ startsAt: NOW + hour, endsAt: NOW + hour, keyIds: null, now: NOW, actor: OPERATOR }),
+        {
+          kind: 'ends-before-start',
+        },
+      );
+      assert.deepEqual(
+        await refusal({ startsAt: NOW - 2 * hour, endsAt: NOW, keyIds: null, now: NOW, actor: OPERATOR }),
+        {
+          kind: 'already-ended',
+        },
+      );
+      assert.deepEqual(
+        await refusal({ startsAt: NOW, endsAt: NOW + hour, keyIds: [987654321], now: NOW, actor: OPERATOR }),
+        {
+          kind: 'unknown-keys',
+          keyIds: [987654321],
+        },
+      );
       const key = await createKey(made.store, { member: 21011 }, NOW);
-      const input = { startsAt: NOW + hour, endsAt: NOW + 2 * hour, keyIds: [key.id], now: NOW };
+      const input = {
+        startsAt: NOW + hour,
+        endsAt: NOW + 2 * hour,
+        keyIds: [key.id],
+        now: NOW,
+        actor: OPERATOR,
+      };
       const first = await scheduleBrownout(made.store, input);
       assert.deepEqual(first.sameAs, []);
       const again = await scheduleBrownout(made.store, input);

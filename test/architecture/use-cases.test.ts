@@ -20,6 +20,7 @@ const TRANSPORTS = ['src/http', 'src/cli'];
 
 /** Methods that only read, by port. Every other method of a port is a write. */
 const READS: Record<string, string[]> = {
+  AuditStore: ['list'],
   ConsoleStore: [],
   ErasureStore: ['candidates', 'existing', 'receipt', 'suppressed', 'suppressions'],
   DirectoryStore: [

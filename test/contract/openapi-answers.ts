@@ -130,7 +130,21 @@ export class OpenApiAnswers {
       out.push(`${where}: content-type ${type || '(none)'} is not one of ${Object.keys(content).join(', ')}`);
       return out;
     }
-    if (/json$/.test(type)) {
+    if (/ndjson$/.test(type)) {
+      // NDJSON: the schema is one line's; every line must match it.
+      for (const [i, line] of a.body.split('\n').entries()) {
+        if (line === '') continue;
+        let value: unknown;
+        try {
+          value = JSON.parse(line);
+        } catch {
+          out.push(`${where}: line ${i + 1} is not JSON`);
+          continue;
+        }
+        if (!this.check(media.schema as Json, value))
+          out.push(`${where}: line ${i + 1} does not match its schema`);
+      }
+    } else if (/json$/.test(type)) {
       let value: unknown;
       try {
         value = JSON.parse(a.body);

@@ -389,6 +389,36 @@ for (const engine of enginesUnderTest())
         status: 413,
       });
       await send({ method: 'GET', url: '/api/pub/v2/subject-access?email=ada@example.com', status: 405 });
+      // The audit log (docs/privacy.md "Audit log"): the team's records, a page or NDJSON.
+      const audit = await both({
+        method: 'GET',
+        url: '/api/pub/v2/audit?limit=1',
+        headers: bearer(keys.admin!),
+        status: 200,
+      });
+      const next = (JSON.parse(audit.body) as { data: { nextCursor: string | null } }).data.nextCursor;
+      assert.ok(next !== null, 'the actions above left more than one record');
+      await send({
+        method: 'GET',
+        url: `/api/pub/v2/audit?limit=1&cursor=${encodeURIComponent(next)}`,
+        headers: bearer(keys.admin!),
+        status: 200,
+      });
+      await both({
+        method: 'GET',
+        url: '/api/pub/v2/audit?format=ndjson&action=lead.merged',
+        headers: bearer(keys.admin!),
+        status: 200,
+      });
+      await send({
+        method: 'GET',
+        url: '/api/pub/v2/audit?limit=0',
+        headers: bearer(keys.admin!),
+        status: 400,
+      });
+      await send({ method: 'GET', url: '/api/pub/v2/audit', headers: bearer(keys.member!), status: 403 });
+      await send({ method: 'GET', url: '/api/pub/v2/audit', headers: bearer('wrong'), status: 401 });
+      await send({ method: 'DELETE', url: '/api/pub/v2/audit', headers: bearer(keys.admin!), status: 405 });
       await send({
         method: 'GET',
         url: `/api/pub/v2/leads/${leadId}/merge`,
@@ -689,6 +719,7 @@ for (const engine of enginesUnderTest())
         '/console/privacy',
         '/console/leads',
         `/console/leads/${leadId}`,
+        '/console/audit',
       ])
         await page(null, url, 401);
       for (const url of [
@@ -702,6 +733,8 @@ for (const engine of enginesUnderTest())
         '/console/leads',
         '/console/leads?email=Ada%40Example.com',
         `/console/leads/${leadId}`,
+        '/console/audit',
+        '/console/audit?before=1',
       ])
         await page(admin, url, 200);
       await page(admin, `/console/webhooks/${UNKNOWN_UUID}`, 404);

@@ -123,6 +123,13 @@ for (const engine of enginesUnderTest()) {
       });
       const [team] = run.teams;
       assert.deepEqual([team?.due, team?.erased, team?.erasureIds.length], [2, 2, 1]);
+      // One audit record for the team's run, naming its receipts; its erasures write none (the
+      // setup's update of `corrected` has its own).
+      const audit = await store.audit.list({ teamId: TEAM, action: null, since: null }, null, 100);
+      assert.deepEqual(
+        audit.filter((r) => r.action !== 'lead.updated').map((r) => [r.action, r.actor, r.details]),
+        [['retention.run', { via: 'operator' }, { days: 365, leads: 2, erasureIds: team?.erasureIds }]],
+      );
       const left = await uuidsOf(store, TEAM);
       assert.deepEqual([...left.keys()].sort(), ['corrected', 'fresh']);
       assert.deepEqual([...(await uuidsOf(store, OTHER)).keys()], ['other-old']);
@@ -164,6 +171,7 @@ for (const engine of enginesUnderTest()) {
         id: '018bcfe5-6800-7000-8000-0000000000f1',
         teamId: TEAM,
         requestedBy: { via: 'retention', days: 365 },
+        actor: null,
         at: NOW,
         emailHash: null,
         leadIds: 2,

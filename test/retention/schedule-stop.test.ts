@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import pino from 'pino';
+import type { AuditStore } from '../../src/audit/audit.port.js';
 import type { ErasureStore } from '../../src/privacy/erasure.port.js';
 import type { RetentionStore } from '../../src/retention/retention.port.js';
 import { RetentionSchedule } from '../../src/retention/schedule.js';
@@ -39,7 +40,8 @@ function fakePorts(onDueLeads: () => Promise<void> = async () => {}) {
     },
     reclaim: async () => {},
   } as unknown as ErasureStore;
-  return { ports: { retention, erasures }, calls, failNext: (v: boolean) => (fail = v) };
+  const audit = { record: async () => ({}) } as unknown as AuditStore;
+  return { ports: { retention, erasures, audit }, calls, failNext: (v: boolean) => (fail = v) };
 }
 
 describe('the retention schedule', () => {

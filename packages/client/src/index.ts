@@ -26,6 +26,12 @@ export type DuplicateGroup =
 /** What leadline holds about one person (docs/privacy.md "Subject access"). */
 export type SubjectAccess =
   paths['/api/pub/v2/subject-access']['post']['responses']['200']['content']['application/json']['data'];
+/** A page of the team's audit log (docs/privacy.md "Audit log"), newest first. */
+export type AuditPage =
+  paths['/api/pub/v2/audit']['get']['responses']['200']['content']['application/json']['data'];
+export type AuditRecord = AuditPage['records'][number];
+/** What an audit read selects: an action, records since an instant; a page's size and cursor. */
+export type AuditQuery = NonNullable<paths['/api/pub/v2/audit']['get']['parameters']['query']>;
 
 /** A lead with its version (`ETag`), to send back as `ifMatch` with a change. */
 export interface VersionedLead {
@@ -139,6 +145,14 @@ export function createLeadline(options: LeadlineOptions) {
     } while (cursor !== null);
   }
 
+  /** The route also answers NDJSON (`format=ndjson`); a page is its JSON answer. */
+  async function auditPage(query: Omit<AuditQuery, 'format'>, signal?: AbortSignal): Promise<AuditPage> {
+    const { data: body, error, response } = await api.GET('/api/pub/v2/audit', { params: { query }, signal });
+    const page = (body as { data?: AuditPage } | undefined)?.data;
+    if (!response.ok || page === undefined) throw errorOf(response, error);
+    return page;
+  }
+
   return {
     /** Personal data (docs/privacy.md). */
     privacy: {
@@ -159,6 +173,24 @@ export function createLeadline(options: LeadlineOptions) {
       /** An erasure's receipt by its `erasureId`. */
       erasure: (erasureId: string, signal?: AbortSignal): Promise<ErasureReceipt> =>
         data(api.GET('/api/pub/v2/erasures/{erasureId}', { params: { path: { erasureId } }, signal })),
+    },
+    /** The team's audit log (team admins' keys; docs/privacy.md "Audit log"). */
+    audit: {
+      /** One page, newest first, and the cursor of the next (null: the last page). */
+      list: (query: Omit<AuditQuery, 'format'> = {}, signal?: AbortSignal): Promise<AuditPage> =>
+        auditPage(query, signal),
+      /** Every matching record, newest first, page after page. */
+      async *records(
+        query: Omit<AuditQuery, 'format' | 'cursor'> = {},
+        signal?: AbortSignal,
+      ): AsyncGenerator<AuditRecord> {
+        let cursor: string | null = null;
+        do {
+          const page: AuditPage = await auditPage(cursor === null ? query : { ...query, cursor }, signal);
+          yield* page.records;
+          cursor = page.nextCursor;
+        } while (cursor !== null);
+      },
     },
     /** The key's member, team, role and scopes (GET /api/pub/v2/me). */
     me: (signal?: AbortSignal): Promise<Me> => data(api.GET('/api/pub/v2/me', { signal })),

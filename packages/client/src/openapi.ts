@@ -566,6 +566,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pub/v2/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The team’s audit log, newest first
+         * @description Team admins only, for their own team ([Audit log](/docs/privacy#audit-log)): who changed keys, webhook endpoints and leads, who erased and who asked for a person’s data, and bulk reads. A page and `nextCursor` (null on the last page); `format=ndjson` streams every matching record instead, one JSON object a line.
+         */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** The team’s audit log, newest first (HEAD: its headers, no body) */
+        head: operations["listAuditHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/pub/v2/webhooks": {
         parameters: {
             query?: never;
@@ -1035,6 +1056,24 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Console: the team’s audit log, newest first */
+        get: operations["consoleAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** Console: the team’s audit log, newest first (HEAD: its headers, no body) */
+        head: operations["consoleAuditHead"];
         patch?: never;
         trace?: never;
     };
@@ -6449,6 +6488,311 @@ export interface operations {
             };
         };
     };
+    listAudit: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                action?: "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.removed" | "webhook.secret_rotated" | "brownout.scheduled" | "brownout.removed" | "lead.updated" | "lead.merged" | "lead.erased" | "subject_access.answered" | "retention.run" | "leads.bulk_read";
+                /** @description Records at or after this instant. */
+                since?: string;
+                /** @description `ndjson`: every matching record, streamed (no `limit` or `cursor` with it). */
+                format?: "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records, newest first; with `format=ndjson`, every record, one a line. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "records": [
+                     *           {
+                     *             "id": "42",
+                     *             "at": "2026-11-29T07:00:00.000Z",
+                     *             "teamId": 1,
+                     *             "actor": {
+                     *               "via": "key",
+                     *               "keyId": 12,
+                     *               "memberId": 11
+                     *             },
+                     *             "action": "webhook.created",
+                     *             "details": {
+                     *               "endpointId": "0196a2c4-7a10-7000-8000-00000000e1a5",
+                     *               "eventTypes": [
+                     *                 "lead.created"
+                     *               ]
+                     *             }
+                     *           }
+                     *         ],
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            records: {
+                                /** @description Increasing across the store. */
+                                id: string;
+                                /** Format: date-time */
+                                at: string;
+                                /** @description null: not about one team (a brownout). */
+                                teamId: number | null;
+                                /** @description Who acted: an API key (and its member), a team admin in the console, the operator (command line or the console’s operator session), or the server (scheduled jobs). */
+                                actor: {
+                                    /** @constant */
+                                    via: "key";
+                                    keyId: number;
+                                    memberId: number;
+                                } | {
+                                    /** @constant */
+                                    via: "console";
+                                    memberId: number;
+                                } | {
+                                    /** @enum {unknown} */
+                                    via: "operator" | "server";
+                                };
+                                /** @enum {string} */
+                                action: "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.removed" | "webhook.secret_rotated" | "brownout.scheduled" | "brownout.removed" | "lead.updated" | "lead.merged" | "lead.erased" | "subject_access.answered" | "retention.run" | "leads.bulk_read";
+                                /** @description Ids, counts and event types the action touched: never a personal value. */
+                                details: Record<string, never>;
+                            }[];
+                            nextCursor: string | null;
+                        };
+                    };
+                    /**
+                     * @example {
+                     *       "id": "42",
+                     *       "at": "2026-11-29T07:00:00.000Z",
+                     *       "teamId": 1,
+                     *       "actor": {
+                     *         "via": "key",
+                     *         "keyId": 12,
+                     *         "memberId": 11
+                     *       },
+                     *       "action": "webhook.created",
+                     *       "details": {
+                     *         "endpointId": "0196a2c4-7a10-7000-8000-00000000e1a5",
+                     *         "eventTypes": [
+                     *           "lead.created"
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/x-ndjson": {
+                        /** @description Increasing across the store. */
+                        id: string;
+                        /** Format: date-time */
+                        at: string;
+                        /** @description null: not about one team (a brownout). */
+                        teamId: number | null;
+                        /** @description Who acted: an API key (and its member), a team admin in the console, the operator (command line or the console’s operator session), or the server (scheduled jobs). */
+                        actor: {
+                            /** @constant */
+                            via: "key";
+                            keyId: number;
+                            memberId: number;
+                        } | {
+                            /** @constant */
+                            via: "console";
+                            memberId: number;
+                        } | {
+                            /** @enum {unknown} */
+                            via: "operator" | "server";
+                        };
+                        /** @enum {string} */
+                        action: "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.removed" | "webhook.secret_rotated" | "brownout.scheduled" | "brownout.removed" | "lead.updated" | "lead.merged" | "lead.erased" | "subject_access.answered" | "retention.run" | "leads.bulk_read";
+                        /** @description Ids, counts and event types the action touched: never a personal value. */
+                        details: Record<string, never>;
+                    };
+                };
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAuditHead: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                limit?: number;
+                action?: "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.removed" | "webhook.secret_rotated" | "brownout.scheduled" | "brownout.removed" | "lead.updated" | "lead.merged" | "lead.erased" | "subject_access.answered" | "retention.run" | "leads.bulk_read";
+                /** @description Records at or after this instant. */
+                since?: string;
+                /** @description `ndjson`: every matching record, streamed (no `limit` or `cursor` with it). */
+                format?: "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of records, newest first; with `format=ndjson`, every record, one a line. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -9733,6 +10077,126 @@ export interface operations {
                 content: {
                     "text/html": string;
                 };
+            };
+        };
+    };
+    consoleAudit: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the audit log. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    consoleAuditHead: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+                before?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of the audit log. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

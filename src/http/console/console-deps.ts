@@ -1,5 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AuditActor } from '../../audit/audit.port.js';
 import type { Config } from '../../config.js';
 import { type ConsoleSubject, resumeSession } from '../../console/sign-in.js';
 import type { Store } from '../../store.js';
@@ -104,6 +105,13 @@ export function checkCsrf(session: ConsoleSession, body: unknown): void {
       'This change did not come from a console page (its form token is missing or wrong). Reload the page and try again.',
     );
   }
+}
+
+/** Who the audit log names for a console change: the signed-in team admin, or the operator. */
+export function consoleActor(session: ConsoleSession): AuditActor {
+  return session.subject.kind === 'team-admin'
+    ? { via: 'console', memberId: session.subject.member.id }
+    : { via: 'operator' };
 }
 
 export function requireOperator(session: ConsoleSession, why: string): void {

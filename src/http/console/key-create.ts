@@ -6,6 +6,7 @@ import {
   type ConsoleDeps,
   ConsolePageError,
   checkCsrf,
+  consoleActor,
   noStore,
   notFound,
   requireSession,
@@ -43,7 +44,7 @@ export function keyCreate(app: FastifyInstance, deps: ConsoleDeps): void {
     try {
       created = await createKey(
         deps.store,
-        { member: member.id, label: label === '' ? null : label, expiresAt },
+        { member: member.id, label: label === '' ? null : label, expiresAt, actor: consoleActor(session) },
         now,
       );
     } catch (err) {

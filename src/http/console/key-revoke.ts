@@ -7,6 +7,7 @@ import {
   type ConsoleDeps,
   type ConsoleSession,
   checkCsrf,
+  consoleActor,
   noStore,
   notFound,
   requireSession,
@@ -50,7 +51,12 @@ Every request made with it is refused from then on. This cannot be undone.</p>
     checkCsrf(session, request.body);
     const key = await keyInScope(deps, session, (request.params as { id: string }).id);
     const team = await teamInView(session, (request.query as Record<string, unknown>).team, deps);
-    await revokeKey(deps.store, { keyId: key.id, teamId: teamOf(session), now: deps.now() });
+    await revokeKey(deps.store, {
+      keyId: key.id,
+      teamId: teamOf(session),
+      now: deps.now(),
+      actor: consoleActor(session),
+    });
     return reply.redirect(`/console/keys${teamQuery(session, team)}`, 303);
   });
 }

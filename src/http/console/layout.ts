@@ -2,7 +2,7 @@ import type { Team } from '../../directory/directory.js';
 import type { ConsoleSession } from './console-deps.js';
 import { type Html, html } from './html.js';
 
-export type View = 'keys' | 'leads' | 'v1' | 'webhooks' | 'privacy' | 'brownouts' | null;
+export type View = 'keys' | 'leads' | 'v1' | 'webhooks' | 'privacy' | 'audit' | 'brownouts' | null;
 
 /** `?team=` for links from a view of one team (the operator's), nothing otherwise. */
 export function teamQuery(session: ConsoleSession, team: number | null): string {
@@ -18,7 +18,7 @@ function nav(session: ConsoleSession, view: View, team: number | null): Html {
       ? 'operator'
       : `${session.subject.member.email}, team ${session.subject.member.teamId}`;
   return html`<header><nav aria-label="Console"><ul>
-${item('keys', `/console/keys${q}`, 'Keys')}${item('leads', `/console/leads${q}`, 'Leads')}${item('v1', `/console/v1${q}`, 'v1 migration')}${item('webhooks', `/console/webhooks${q}`, 'Webhooks')}${item('privacy', `/console/privacy${q}`, 'Privacy')}${
+${item('keys', `/console/keys${q}`, 'Keys')}${item('leads', `/console/leads${q}`, 'Leads')}${item('v1', `/console/v1${q}`, 'v1 migration')}${item('webhooks', `/console/webhooks${q}`, 'Webhooks')}${item('privacy', `/console/privacy${q}`, 'Privacy')}${item('audit', `/console/audit${q}`, 'Audit log')}${
   session.subject.kind === 'operator' ? item('brownouts', '/console/brownouts', 'Brownouts') : ''
 }</ul></nav>
 <form method="post" action="/console/sign-out" class="sign-out"><input type="hidden" name="_csrf" value="${session.csrf}">

@@ -2,6 +2,7 @@ import type { FastifyError, FastifyInstance } from 'fastify';
 import { unstorableReason } from '../../shared/storable-text.js';
 import { pageHeaders } from '../page-headers.js';
 import { consoleAssets } from './assets.js';
+import { auditPage } from './audit-page.js';
 import { brownoutsPage } from './brownouts-page.js';
 import { type ConsoleDeps, ConsolePageError, noStore } from './console-deps.js';
 import { deliveryReplay } from './delivery-replay.js';
@@ -110,4 +111,5 @@ export async function consoleRoutes(app: FastifyInstance, deps: ConsoleDeps): Pr
   brownoutsPage(app, deps);
   brownoutSchedule(app, deps);
   privacyPage(app, deps);
+  auditPage(app, deps);
 }

@@ -8,6 +8,7 @@ import {
   type ConsoleDeps,
   ConsolePageError,
   checkCsrf,
+  consoleActor,
   noStore,
   notFound,
   requireOperator,
@@ -45,19 +46,23 @@ export function brownoutSchedule(app: FastifyInstance, deps: ConsoleDeps): void 
       if (!parts.every((p) => /^[0-9]{1,15}$/.test(p))) throw refuse('Keys are key ids separated by commas.');
       keyIds = [...new Set(parts.map(Number))];
     }
-    const { brownout: b } = await scheduleBrownout(deps.store, { startsAt, endsAt, keyIds, now }).catch(
-      (err: unknown) => {
-        if (!(err instanceof BrownoutRefused)) throw err;
-        const r = err.refusal;
-        throw refuse(
-          r.kind === 'ends-before-start'
-            ? 'The end must come after the start.'
-            : r.kind === 'already-ended'
-              ? 'The window has already ended.'
-              : `No key ${r.keyIds.join(', ')}.`,
-        );
-      },
-    );
+    const { brownout: b } = await scheduleBrownout(deps.store, {
+      startsAt,
+      endsAt,
+      keyIds,
+      now,
+      actor: consoleActor(session),
+    }).catch((err: unknown) => {
+      if (!(err instanceof BrownoutRefused)) throw err;
+      const r = err.refusal;
+      throw refuse(
+        r.kind === 'ends-before-start'
+          ? 'The end must come after the start.'
+          : r.kind === 'already-ended'
+            ? 'The window has already ended.'
+            : `No key ${r.keyIds.join(', ')}.`,
+      );
+    });
     const notice = html`<p role="status" class="notice">Brownout ${b.id} scheduled.</p>`;
     return noStore(reply).send(await renderBrownouts(deps, session, notice));
   });
@@ -70,7 +75,14 @@ export function brownoutSchedule(app: FastifyInstance, deps: ConsoleDeps): void 
       checkCsrf(session, request.body);
       requireOperator(session, OPERATOR_ONLY);
       const { id } = request.params as { id: string };
-      if (!/^[0-9]{1,15}$/.test(id) || !(await removeBrownout(deps.store, { id: Number(id) })))
+      if (
+        !/^[0-9]{1,15}$/.test(id) ||
+        !(await removeBrownout(deps.store, {
+          id: Number(id),
+          actor: consoleActor(session),
+          now: deps.now(),
+        }))
+      )
         throw notFound();
       return reply.redirect('/console/brownouts', 303);
     },

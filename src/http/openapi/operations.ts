@@ -1,4 +1,5 @@
 import type { TSchema } from 'typebox';
+import { auditOperations } from './audit.js';
 import type { Json } from './build.js';
 import { consoleOperations } from './console.js';
 import { pageOperations } from './pages.js';
@@ -48,6 +49,7 @@ export const OPERATIONS: ReadonlyMap<string, OperationDoc> = (() => {
     v2Operations(),
     webhookOperations(),
     privacyOperations(),
+    auditOperations(),
     v1Operations(),
     serviceOperations(),
     pageOperations(),

@@ -19,6 +19,7 @@ import {
 import { AppError } from '../../shared/errors.js';
 import type { Store } from '../../store.js';
 import { authenticate } from '../auth.js';
+import { countedRange } from '../bulk-read.js';
 import { markUsage } from '../count-usage.js';
 import { etagOf, noneMatch } from '../etag.js';
 import { countAgainstQuota } from '../quota.js';
@@ -143,5 +144,12 @@ async function handle(
     return reply.send(body);
   }
   if (request.method === 'HEAD') return reply.send();
-  return reply.send(await v1ArrayStream(deps.store.leads.range(result.scope, result.range, RANGE_BATCH)));
+  const batches = countedRange(deps.store.leads.range(result.scope, result.range, RANGE_BATCH), deps.store, {
+    caller,
+    operation: op.name,
+    threshold: deps.config.auditBulkRead,
+    now: deps.now,
+    log: request.log,
+  });
+  return reply.send(await v1ArrayStream(batches));
 }

@@ -1,3 +1,4 @@
+import { keyActor } from '../../audit/record-audit.js';
 import type { HostLookup } from '../../delivery/destination.js';
 import { requireTeamAdmin } from '../../directory/access.js';
 import { WebhookCreateBody } from '../../schemas/webhooks.js';
@@ -31,6 +32,7 @@ export const createWebhook =
         members: body.memberIds ?? null,
         subteams: body.subteamIds ?? null,
         now,
+        actor: keyActor(caller),
       },
       lookup,
     );

@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Caller } from '../../directory/directory.js';
@@ -40,6 +41,14 @@ export function leadIdOf(request: FastifyRequest): string {
   return leadId.toLowerCase();
 }
 
+/** An answer streamed as it is made (the audit log's NDJSON export), not one JSON body. */
+export class StreamedAnswer {
+  constructor(
+    readonly type: string,
+    readonly body: Readable,
+  ) {}
+}
+
 export type V2Handler = (ctx: V2Context, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>;
 
 /**
@@ -74,6 +83,7 @@ export function v2Route(name: string, handler: V2Handler, deps: V2Deps, cursors:
       request,
       reply,
     );
+    if (body instanceof StreamedAnswer) return reply.type(body.type).send(body.body);
     return reply.type(JSON_TYPE).send(JSON.stringify(body));
   };
 }

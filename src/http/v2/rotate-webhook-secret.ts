@@ -1,3 +1,4 @@
+import { keyActor } from '../../audit/record-audit.js';
 import { rotateSecret } from '../../webhooks/rotate-secret.js';
 import { endpointToWire } from '../../webhooks/wire.js';
 import type { V2Handler } from './handler.js';
@@ -10,6 +11,11 @@ import { endpointOf } from './webhook-access.js';
  */
 export const rotateWebhookSecret: V2Handler = async ({ caller, config, store, now }, request) => {
   const { owner, id } = endpointOf(caller, request.params);
-  const { endpoint, secret } = await rotateSecret(store, config.webhooks, { owner, id, now });
+  const { endpoint, secret } = await rotateSecret(store, config.webhooks, {
+    owner,
+    id,
+    now,
+    actor: keyActor(caller),
+  });
   return { data: endpointToWire(endpoint, secret) };
 };

@@ -10,6 +10,7 @@ import { getLead } from './get-lead.js';
 import { getMe } from './get-me.js';
 import { cursorCodec, V2_PREFIX, type V2Deps, type V2Handler, v2Route } from './handler.js';
 import { leadChanges } from './lead-changes.js';
+import { AUDIT_PATH, listAuditRecords } from './list-audit.js';
 import { mergeLeads } from './merge-leads.js';
 import { searchLeads } from './search-leads.js';
 import { subjectAccess } from './subject-access.js';
@@ -53,6 +54,7 @@ export async function v2Routes(app: FastifyInstance, deps: V2Deps): Promise<void
       handler: getErasure,
     },
     { name: 'subjectAccess', url: '/api/pub/v2/subject-access', methods: ['POST'], handler: subjectAccess },
+    { name: 'listAudit', url: AUDIT_PATH, methods: ['GET', 'HEAD'], handler: listAuditRecords },
   ];
   const allowed = new Map<string, HTTPMethods[]>();
   for (const r of routes) allowed.set(r.url, [...(allowed.get(r.url) ?? []), ...r.methods]);

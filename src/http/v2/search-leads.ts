@@ -1,3 +1,4 @@
+import { recordBulkRead } from '../../audit/record-audit.js';
 import { searchScope } from '../../directory/access.js';
 import { fingerprint } from '../../leads/cursor.js';
 import type { LeadFilter, SearchPosition, TextClause } from '../../leads/leads.port.js';
@@ -15,9 +16,9 @@ export const DEFAULT_LIMIT = 100;
 /**
  * POST /api/pub/v2/leads/search: one scope, optional conditions, a keyset page in capture-time
  * order (DESC, newest first, by default) and a sealed cursor for the next page; `nextCursor` is
- * null only on the last page.
+ * null only on the last page. A page of more than LEADLINE_AUDIT_BULK_READ leads is audited.
  */
-export const searchLeads: V2Handler = async ({ caller, store, cursors }, request) => {
+export const searchLeads: V2Handler = async ({ caller, config, store, cursors, now }, request) => {
   const body = validBody(request, SearchBody);
   assertStorableBody(body);
   const f = body.filters;
@@ -62,6 +63,13 @@ export const searchLeads: V2Handler = async ({ caller, store, cursors }, request
     found.length > limit && last !== undefined
       ? codec.encode('search', caller.teamId, print, { epoch: last.epoch, seq: last.seq })
       : null;
+  await recordBulkRead(store, {
+    caller,
+    operation: 'searchLeads',
+    count: page.length,
+    threshold: config.auditBulkRead,
+    at: now,
+  });
   return { data: { leads: page.map(leadToV2), nextCursor } };
 };
 

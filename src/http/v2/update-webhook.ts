@@ -1,3 +1,4 @@
+import { keyActor } from '../../audit/record-audit.js';
 import type { HostLookup } from '../../delivery/destination.js';
 import { WebhookUpdateBody } from '../../schemas/webhooks.js';
 import { assertStorableBody } from '../../shared/storable-text.js';
@@ -31,6 +32,7 @@ export const updateWebhook =
           enabled: body.enabled,
         },
         now,
+        actor: keyActor(caller),
       },
       lookup,
     );

@@ -6,6 +6,7 @@ import type {
   ErasureStore,
   Suppression,
 } from '../../privacy/erasure.port.js';
+import { erasureAuditEntry } from '../../privacy/erasure-audit.js';
 import { uuid7 } from '../../shared/uuid7.js';
 import { wantsEvent } from '../endpoint-rows.js';
 import {
@@ -18,6 +19,7 @@ import {
   toReceipt,
   toSuppression,
 } from '../erasure-rows.js';
+import { insertAudit } from './audit.js';
 import { containsPattern } from './search.js';
 import { textFieldIndex } from './text.js';
 
@@ -146,6 +148,7 @@ export class PostgresErasureStore implements ErasureStore {
       await tx`INSERT INTO suppressions (team_id, email_hash, created_at, erasure_id)
         VALUES (${o.suppress.teamId}, ${o.suppress.emailHash}, ${o.at}, ${o.id}) ON CONFLICT DO NOTHING`;
     }
+    if (o.actor !== null) await insertAudit(tx, erasureAuditEntry(receipt, o.actor));
     return receipt;
   }
 

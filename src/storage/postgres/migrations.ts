@@ -386,6 +386,25 @@ const MIGRATIONS: Migration[] = [
     `,
   },
   {
+    version: 13,
+    name: 'audit-log',
+    // As SQLite's migration 13 (docs/privacy.md "Audit log"): append-only, ids from an identity
+    // column, the index for a team's newest-first pages.
+    sql: `
+      CREATE TABLE audit_log (
+        id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        at bigint NOT NULL,
+        team_id bigint,
+        actor_via text NOT NULL CHECK (actor_via IN ('key', 'console', 'operator', 'server')),
+        actor_key bigint,
+        actor_member bigint,
+        action text NOT NULL,
+        details text NOT NULL
+      );
+      CREATE INDEX audit_log_team ON audit_log(team_id, id);
+    `,
+  },
+  {
     version: 14,
     name: 'retention',
     // As SQLite's migration 14 (docs/privacy.md "Retention", issue 40): a retention policy per

@@ -4,6 +4,7 @@ import type { ImportWriter } from '../../import/import.port.js';
 import { FUZZY_THRESHOLD } from '../../leads/text.js';
 import type { SharedCounters } from '../../rate-limit/shared-counters.js';
 import type { MigrationReport, Store } from '../../store.js';
+import { PostgresAuditStore } from './audit.js';
 import { PostgresConsoleStore } from './console.js';
 import { PostgresDeliveryStore } from './deliveries.js';
 import { PostgresDirectoryStore } from './directory.js';
@@ -79,6 +80,7 @@ export class PostgresStore implements Store {
   readonly privacy: PostgresPrivacyStore;
   /** On the primary: a lease read stale would let two instances erase one team at once. */
   readonly retention: PostgresRetentionStore;
+  readonly audit: PostgresAuditStore;
 
   private constructor(
     private readonly sql: Sql,
@@ -97,6 +99,7 @@ export class PostgresStore implements Store {
     this.erasures = new PostgresErasureStore(sql);
     this.privacy = new PostgresPrivacyStore(sql);
     this.retention = new PostgresRetentionStore(sql);
+    this.audit = new PostgresAuditStore(sql);
   }
 
   /**

@@ -7,7 +7,9 @@ import type {
   ErasureStore,
   Suppression,
 } from '../../privacy/erasure.port.js';
+import { erasureAuditEntry } from '../../privacy/erasure-audit.js';
 import { uuid7 } from '../../shared/uuid7.js';
+import { auditValues } from '../audit-rows.js';
 import { wantsEvent } from '../endpoint-rows.js';
 import {
   erasureSource,
@@ -19,6 +21,7 @@ import {
   toReceipt,
   toSuppression,
 } from '../erasure-rows.js';
+import { INSERT_AUDIT } from './audit.js';
 import { FeedClock } from './changes.js';
 import { DELETE_LEAD_TEXT } from './lead-writes.js';
 
@@ -74,6 +77,7 @@ export class SqliteErasureStore implements ErasureStore {
       addReceipt: db.prepare(
         `INSERT INTO erasures (${RECEIPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
+      audit: db.prepare(INSERT_AUDIT),
       receipt: db.prepare(`SELECT ${RECEIPT_COLUMNS} FROM erasures WHERE id = ?`),
       suppress: db.prepare(`INSERT INTO suppressions (team_id, email_hash, created_at, erasure_id)
         VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`),
@@ -160,6 +164,7 @@ export class SqliteErasureStore implements ErasureStore {
     };
     this.s.addReceipt.run(receiptValues(receipt));
     if (o.suppress !== null) this.s.suppress.run(o.suppress.teamId, o.suppress.emailHash, o.at, o.id);
+    if (o.actor !== null) this.s.audit.run(...auditValues(erasureAuditEntry(receipt, o.actor)));
     return receipt;
   }
 

@@ -364,6 +364,27 @@ const MIGRATIONS: Migration[] = [
     `,
   },
   {
+    version: 13,
+    name: 'audit-log',
+    // The audit log (docs/privacy.md "Audit log", issue 40): append-only — leadline has no
+    // statement that updates or deletes a row of it. Ids increase (AUTOINCREMENT: never reused,
+    // even after the newest row went in a restore), the cursor of newest-first pages; the index
+    // serves a team's pages. `details`: JSON of ids and counts, never a personal value.
+    sql: `
+      CREATE TABLE audit_log (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        team_id INTEGER,
+        actor_via TEXT NOT NULL CHECK (actor_via IN ('key', 'console', 'operator', 'server')),
+        actor_key INTEGER,
+        actor_member INTEGER,
+        action TEXT NOT NULL,
+        details TEXT NOT NULL
+      );
+      CREATE INDEX audit_log_team ON audit_log(team_id, id);
+    `,
+  },
+  {
     version: 14,
     name: 'retention',
     // docs/privacy.md "Retention" (issue 40 item 6). One policy per team: leads whose last change

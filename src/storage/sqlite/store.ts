@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import type { ImportWriter } from '../../import/import.port.js';
 import type { MigrationReport, Store } from '../../store.js';
 import { MigrationError } from '../../store.js';
+import { SqliteAuditStore } from './audit.js';
 import { SqliteConsoleStore } from './console.js';
 import { SqliteDeliveryStore } from './deliveries.js';
 import { SqliteDirectoryStore } from './directory.js';
@@ -33,6 +34,7 @@ export class SqliteStore implements Store {
   private erasureStore?: SqliteErasureStore;
   private retentionStore?: SqliteRetentionStore;
   private privacyStore?: SqlitePrivacyStore;
+  private auditStore?: SqliteAuditStore;
   /** Secrets never change once made, so each is read from the file once. */
   private readonly secrets = new Map<string, Buffer>();
 
@@ -185,6 +187,14 @@ export class SqliteStore implements Store {
       this.privacyStore = new SqlitePrivacyStore(this.db);
     }
     return this.privacyStore;
+  }
+
+  get audit(): SqliteAuditStore {
+    if (this.auditStore === undefined) {
+      this.ready();
+      this.auditStore = new SqliteAuditStore(this.db);
+    }
+    return this.auditStore;
   }
 
   async importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
