@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { type AppDeps, buildApp } from './app.js';
 import { type Config, defaultPublicUrl } from './config.js';
 import { DeliveryLoop } from './delivery/loop.js';
+import { V1NoticeLoop } from './delivery/v1-notice-loop.js';
 import { listenMetrics, watchRetirement } from './http/metrics.js';
 import { Metrics } from './metrics/metrics.js';
 import { storeTracer, traceIdOrUuid } from './metrics/tracing.js';
@@ -73,6 +74,9 @@ export async function startServer(config: Config, store: Store, logger: Logger):
       : new DeliveryLoop(store, config.webhooks, logger, undefined, undefined, metrics.deliveryObserver());
   if (metrics !== null) metrics.watchWebhooks(() => store.deliveries.backlog());
   delivery.start();
+  // The daily v1.usage notices (docs/webhooks.md "v1.usage"): every instance looks, one writes each.
+  const notices = new V1NoticeLoop(store, config, logger);
+  notices.start();
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
@@ -85,6 +89,7 @@ export async function startServer(config: Config, store: Store, logger: Logger):
         await app.close();
       } finally {
         clearTimeout(force);
+        await notices.stop();
         await delivery.stop();
         await metricsListener?.close();
         await redis?.close();

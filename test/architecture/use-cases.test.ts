@@ -47,7 +47,7 @@ const READS: Record<string, string[]> = {
     'byEmail',
     'record',
   ],
-  RetirementStore: ['brownouts', 'usage'],
+  RetirementStore: ['brownouts', 'usage', 'v1UsageBetween'],
   DeliveryStore: ['deliveries', 'backlog'],
   PrivacyStore: ['leadsByEmail', 'deliveriesOfLeads'],
   WebhookStore: ['endpoints', 'endpoint', 'signingSecrets', 'events'],

@@ -10,7 +10,8 @@ const APP = 'https://app.example.test';
 const OTHER = 'https://evil.example.test';
 const V1_URL = '/api/pub/leads/getLastLeadTeam';
 const SEARCH = '/api/pub/v2/leads/search';
-const EXPOSED = 'RateLimit, RateLimit-Policy, Retry-After, ETag, Deprecation, Sunset, Link, Warning, X-Request-Id';
+const EXPOSED =
+  'RateLimit, RateLimit-Policy, Retry-After, ETag, Deprecation, Sunset, Link, Warning, X-Request-Id';
 
 const corsHeaders = (res: LightMyRequestResponse): string[] =>
   Object.keys(res.headers).filter((h) => h.startsWith('access-control-'));
