@@ -6,6 +6,7 @@ import { verifyWebhook } from '../../packages/client/src/webhooks.js';
 import { buildApp } from '../../src/app.js';
 import { loadWebhookConfig } from '../../src/config.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
+import { V1NoticeLoop } from '../../src/delivery/v1-notice-loop.js';
 import { createKey } from '../../src/keys/create-key.js';
 import { openStore } from '../../src/open-store.js';
 import { type SendV1UsageResult, sendV1UsageNotices } from '../../src/retirement/send-v1-usage.js';
@@ -255,6 +256,22 @@ for (const engine of enginesUnderTest()) {
         const times = (await usageDeliveries(endpoint)).map((d) => d.createdAt);
         assert.equal(times.filter((t) => t === at).length, 1, times.join());
       }
+    });
+
+    it('leadline serve’s loop writes them: a look after the day settled, once however many looks', async () => {
+      clock = D0 + 6 * DAY + 9 * HOUR;
+      await calls([['a1', 'getLastLead', 1]]);
+      const before = (await usageDeliveries(hooks.a!.id)).length;
+      const config = testConfig({ LEADLINE_V1_SUNSET_AT: SUNSET, LEADLINE_USAGE_FLUSH_MS: '100' });
+      let at = D0 + 7 * DAY + 60_000; // within the 5 minutes the loop leaves the ledger
+      const loops = [1, 2].map(() => new V1NoticeLoop(store, config, pino({ level: 'silent' }), () => at));
+      await loops[0]!.tick();
+      assert.equal((await usageDeliveries(hooks.a!.id)).length, before, 'not yet');
+      at = D0 + 7 * DAY + HOUR;
+      await Promise.all(loops.map((l) => l.tick()));
+      const times = (await usageDeliveries(hooks.a!.id)).map((d) => d.createdAt);
+      assert.deepEqual(times.slice(before), [at], 'the 8th, once');
+      for (const l of loops) await l.stop();
     });
   });
 }

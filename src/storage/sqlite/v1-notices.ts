@@ -15,7 +15,7 @@ export class SqliteV1Notices implements V1NoticeStore {
   private readonly s;
   private readonly send: (d: V1NoticeDraft) => V1NoticeOutcome;
 
-  constructor(db: Database.Database) {
+  constructor(private readonly db: Database.Database) {
     this.s = {
       // api_usage_day leads with the day: one range, whatever the number of keys.
       usage: db.prepare(
@@ -47,6 +47,8 @@ export class SqliteV1Notices implements V1NoticeStore {
   }
 
   async sendV1Notice(draft: V1NoticeDraft): Promise<V1NoticeOutcome> {
+    // Not inside another operation's open transaction (an import's): it would become part of it.
+    while (this.db.inTransaction) await new Promise((resolve) => setTimeout(resolve, 5));
     return this.send(draft);
   }
 }
