@@ -30,6 +30,7 @@ const D0 = Date.parse('2026-11-02T00:00:00Z');
 const SUNSET = '2027-03-01T00:00:00.000Z';
 const GUIDE = 'https://leadline.test/docs/v1-migration';
 const SETTLE = 10 * 60_000;
+const BROWNOUT = D0 + 10 * DAY;
 
 for (const engine of enginesUnderTest()) {
   describe(`the v1.usage event [${engine}]`, () => {
@@ -46,7 +47,18 @@ for (const engine of enginesUnderTest()) {
       sendV1UsageNotices(s, {
         now: at,
         times: { sunsetAt: Date.parse(SUNSET) },
-        brownouts: [],
+        // One over; one ahead for a1 and a key of no team here; one ahead for B's key only.
+        brownouts: [
+          { id: 1, startsAt: D0 - DAY, endsAt: D0 - DAY + HOUR, keyIds: null, createdAt: D0 - 2 * DAY },
+          {
+            id: 3,
+            startsAt: BROWNOUT,
+            endsAt: BROWNOUT + HOUR,
+            keyIds: [keys.a1!.id, 987654],
+            createdAt: D0,
+          },
+          { id: 2, startsAt: D0 + 2 * HOUR, endsAt: D0 + 20 * DAY, keyIds: [keys.b1!.id], createdAt: D0 },
+        ],
         migrationGuide: GUIDE,
         settleMs: SETTLE,
       });
@@ -199,7 +211,11 @@ for (const engine of enginesUnderTest()) {
           keys: [
             { keyId: a1.id, prefix: a1.secret.slice(0, 12), label: 'a1 sync', memberId: ADMIN_A, calls: 2 },
           ],
-          nextBrownout: null,
+          nextBrownout: {
+            startsAt: new Date(BROWNOUT).toISOString(),
+            endsAt: new Date(BROWNOUT + HOUR).toISOString(),
+            keyIds: [a1.id],
+          },
           sunsetAt: SUNSET,
           migrationGuide: GUIDE,
         },
