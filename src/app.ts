@@ -92,7 +92,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await describeRoutes(app);
   validateFromRouteSchemas(app);
   decorateProblems(app);
-  if (deps.metrics !== undefined) recordHttpMetrics(app, deps.metrics);
+  if (deps.metrics !== undefined) recordHttpMetrics(app, deps.metrics, config.v1.sunsetAt);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
     if (hasDotSegment(request.url)) throw new AppError('not-found', 'No resource at this path.');

@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import { type AppDeps, buildApp } from './app.js';
 import { type Config, defaultPublicUrl } from './config.js';
 import { DeliveryLoop } from './delivery/loop.js';
+import { V1NoticeLoop } from './delivery/v1-notice-loop.js';
 import { listenMetrics, watchRetirement } from './http/metrics.js';
 import { Metrics } from './metrics/metrics.js';
 import { storeTracer, traceIdOrUuid } from './metrics/tracing.js';
@@ -78,6 +79,9 @@ export async function startServer(config: Config, store: Store, logger: Logger):
   // per team keeps two from erasing one team at once.
   const retention = new RetentionSchedule(store, config.retention, logger);
   retention.start();
+  // The daily v1.usage notices (docs/webhooks.md "v1.usage"): every instance looks, one writes each.
+  const notices = new V1NoticeLoop(store, config, logger);
+  notices.start();
   let closing: Promise<void> | null = null;
   const close = (): Promise<void> => {
     closing ??= (async () => {
@@ -90,6 +94,7 @@ export async function startServer(config: Config, store: Store, logger: Logger):
         await app.close();
       } finally {
         clearTimeout(force);
+        await notices.stop();
         await delivery.stop();
         await retention.stop();
         await metricsListener?.close();

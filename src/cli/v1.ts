@@ -6,6 +6,7 @@ import { BrownoutRefused, scheduleBrownout } from '../retirement/schedule-browno
 import type { CommandContext } from './command-context.js';
 import { CommandError } from './command-error.js';
 import { table } from './table.js';
+import { registerV1NoticesCommand } from './v1-notices.js';
 import { describeBrownout, registerV1StatusCommand } from './v1-status.js';
 
 /** A date-time without `Z` or `±hh:mm`: which instant it means depends on a time zone nobody named. */
@@ -34,7 +35,9 @@ function keyIds(values: string[]): number[] {
 
 /** `leadline v1 brownout add|list|remove` and `leadline v1 report` (docs/cli.md, docs/v1-deprecation-policy.md). */
 export function registerV1Commands(program: Command, withContext: CommandContext): void {
-  const v1 = program.command('v1').description('retire v1: its status, brownouts and the usage report');
+  const v1 = program
+    .command('v1')
+    .description('retire v1: its status, brownouts, the usage report and notices to the teams still on it');
   const brownout = v1.command('brownout').description('windows during which v1 answers 410');
 
   brownout
@@ -126,6 +129,7 @@ export function registerV1Commands(program: Command, withContext: CommandContext
     );
 
   registerV1StatusCommand(v1, withContext);
+  registerV1NoticesCommand(v1, withContext);
 
   v1.command('report')
     .description('who still calls v1: per key, v1 calls by operation, last seen, user agent, v2 calls')

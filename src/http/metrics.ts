@@ -31,13 +31,18 @@ interface Answer {
 class RouteSeries {
   private readonly answers = new Map<string, Map<number, Answer>>();
   private readonly v1 = new Map<string, CounterChild>();
+  /** Every v1 call of the route, with the sunset (`leadline_v1_deprecated_calls_total`); null: not v1. */
+  readonly deprecated: CounterChild | null;
 
   constructor(
     private readonly metrics: Metrics,
     private readonly route: string,
     /** The v1 operation this route is (`other` for the prefix's catch-all); null: not v1. */
     readonly v1Operation: string | null,
-  ) {}
+    sunset: string,
+  ) {
+    this.deprecated = v1Operation === null ? null : metrics.v1DeprecatedCalls.child(v1Operation, sunset);
+  }
 
   answer(method: string, status: number): Answer {
     let byStatus = this.answers.get(method);
@@ -72,7 +77,8 @@ class RouteSeries {
  * key, an e-mail address, anything), method and status; v1 calls by operation and outcome;
  * 429s by reason; 401s. Synchronous, no allocation once a route's series exist.
  */
-export function recordHttpMetrics(app: FastifyInstance, metrics: Metrics): void {
+export function recordHttpMetrics(app: FastifyInstance, metrics: Metrics, sunsetAt: number | null): void {
+  const sunset = sunsetLabel(sunsetAt);
   const routes = new Map<string | undefined, RouteSeries>();
   const seriesOf = (url: string | undefined): RouteSeries => {
     let r = routes.get(url);
@@ -80,7 +86,7 @@ export function recordHttpMetrics(app: FastifyInstance, metrics: Metrics): void 
       const route = url ?? 'unmatched';
       const op = url?.startsWith(V1_PREFIX) === true ? url.slice(V1_PREFIX.length) : null;
       const v1 = op === null ? null : (V1_OPERATION_NAMES as readonly string[]).includes(op) ? op : 'other';
-      r = new RouteSeries(metrics, route, v1);
+      r = new RouteSeries(metrics, route, v1, sunset);
       routes.set(url, r);
     }
     return r;
@@ -94,8 +100,10 @@ export function recordHttpMetrics(app: FastifyInstance, metrics: Metrics): void 
     a.count.value++;
     a.time.observe(reply.elapsedTime / 1000);
     const problem = reply.problem;
-    if (series.v1Operation !== null)
+    if (series.v1Operation !== null) {
       series.v1Call(problem === null ? 'answered' : (V1_OUTCOMES[problem] ?? 'refused')).value++;
+      if (series.deprecated !== null) series.deprecated.value++;
+    }
     if (problem === 'unauthorized') metrics.authFailures.value++;
     else if (problem !== null) {
       const refusal = refusals.get(problem);
@@ -103,6 +111,11 @@ export function recordHttpMetrics(app: FastifyInstance, metrics: Metrics): void 
     }
     done();
   });
+}
+
+/** The `sunset` label: the sunset's UTC date (`2027-03-01`), `none` while none is set. */
+export function sunsetLabel(sunsetAt: number | null): string {
+  return sunsetAt === null ? 'none' : new Date(sunsetAt).toISOString().slice(0, 10);
 }
 
 /** The v1 drain as the store sees it: keys by `leadline v1 report` status, and the sunset time. */

@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyPluginAsync } from 'fastify';
 import { DuplicatesBody, LeadPatch, MergeBody } from '../schemas/lead-patch.js';
 import { ErasureBody, ErasureReceipt, SubjectAccessBody } from '../schemas/privacy.js';
 import { V1Lead } from '../schemas/v1-lead.js';
+import { V1UsageEvent } from '../schemas/v1-usage-event.js';
 import { CreateBody, SearchBody, V2Lead } from '../schemas/v2.js';
 import { V2Deprecations } from '../schemas/v2-deprecations.js';
 import { V2Me } from '../schemas/v2-me.js';
@@ -159,6 +160,7 @@ function finish(doc: Json): Json {
         LeadUpdatedEvent: strip(LeadUpdatedEvent),
         LeadMergedEvent: strip(LeadMergedEvent),
         WebhookTestEvent: strip(WebhookTestEvent),
+        V1UsageEvent: strip(V1UsageEvent),
         ErasureBody: strip(ErasureBody),
         ErasureReceipt: strip(ErasureReceipt),
         Problem: PROBLEM,

@@ -41,6 +41,16 @@ export class Metrics {
     'v1 calls by operation and outcome: answered, frozen-out, brownout, sunset, refused.',
     ['operation', 'outcome'],
   ).register(this.registry);
+  /**
+   * Every v1 call (refused ones too), by operation, labelled with the UTC date of the sunset that
+   * removes v1 (`none` while none is set), as Kubernetes labels deprecated calls with the release
+   * that removes them: one sunset per process, so no more series than `leadline_v1_calls_total`.
+   */
+  readonly v1DeprecatedCalls = new FastCounter(
+    'leadline_v1_deprecated_calls_total',
+    'v1 calls by operation, labelled with the date of the v1 sunset (LEADLINE_V1_SUNSET_AT, UTC), or none.',
+    ['operation', 'sunset'],
+  ).register(this.registry);
   readonly rateLimitRefusals = new FastCounter(
     'leadline_rate_limit_refusals_total',
     'Requests refused with 429, by reason: key-quota or auth-throttle.',

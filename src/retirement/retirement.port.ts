@@ -1,5 +1,6 @@
 import type { Brownout } from './gates.js';
 import type { UsageRow, UsageSink } from './usage.js';
+import type { V1NoticeStore } from './v1-notices.port.js';
 
 /**
  * What v1's retirement needs from a store: brownout windows and the usage ledger.
@@ -15,7 +16,7 @@ export interface NewBrownout {
 }
 
 /** The data behind v1's retirement: brownout windows and the usage ledger. */
-export interface RetirementStore extends UsageSink {
+export interface RetirementStore extends UsageSink, V1NoticeStore {
   addBrownout(b: NewBrownout): Promise<Brownout>;
   /** Every window, past and future, by start. */
   brownouts(): Promise<Brownout[]>;

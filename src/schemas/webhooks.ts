@@ -14,12 +14,12 @@ const Description = Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
   description: 'A note for people; not sent anywhere.',
 });
 /** The event types an endpoint may take (docs/webhooks.md "Events"). */
-const EventType = Type.Enum(['lead.created', 'lead.updated', 'lead.merged', 'lead.erased']);
+const EventType = Type.Enum(['lead.created', 'lead.updated', 'lead.merged', 'lead.erased', 'v1.usage']);
 const EventTypes = Type.Array(EventType, {
   minItems: 1,
   uniqueItems: true,
   description:
-    'The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes.',
+    'The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes, `v1.usage` for a daily notice while the team’s keys still call v1.',
 });
 const IncludePrevious = Type.Boolean({
   description:

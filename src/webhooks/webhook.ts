@@ -13,7 +13,14 @@ import { formatInstant } from '../shared/instant.js';
  * lead never exists without its event nor an event without its lead.
  */
 
-export const EVENT_TYPES = ['lead.created', 'lead.updated', 'lead.merged', 'lead.erased'] as const;
+/** `v1.usage` is about the team's keys, not a lead: src/retirement/send-v1-usage.ts writes it. */
+export const EVENT_TYPES = [
+  'lead.created',
+  'lead.updated',
+  'lead.merged',
+  'lead.erased',
+  'v1.usage',
+] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**

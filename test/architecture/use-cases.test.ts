@@ -50,6 +50,7 @@ const READS: Record<string, string[]> = {
   ],
   RetirementStore: ['brownouts', 'usage'],
   RetentionStore: ['policies', 'policy', 'dueCount', 'dueLeads', 'receiptsBefore'],
+  V1NoticeStore: ['v1UsageBetween'],
   DeliveryStore: ['deliveries', 'backlog'],
   PrivacyStore: ['leadsByEmail', 'deliveriesOfLeads'],
   WebhookStore: ['endpoints', 'endpoint', 'signingSecrets', 'events'],

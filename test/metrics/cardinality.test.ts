@@ -15,6 +15,8 @@ const LEADLINE_LABELS = new Set([
   'operation',
   'outcome',
   'reason',
+  // One value per process: the sunset's date, or none.
+  'sunset',
   'engine',
   'state',
   'version',
@@ -74,6 +76,7 @@ for (const engine of enginesUnderTest()) {
           if (name === 'route') routes.add(value);
           if (name === 'status') assert.match(value, /^([1-5]\d\d|on-v1|migrated|v2-only|unused)$/);
           if (name === 'method') assert.match(value, /^[A-Z]+$/);
+          if (name === 'sunset') assert.match(value, /^(none|\d{4}-\d{2}-\d{2})$/);
         }
       }
       // Every route label is a registered route pattern (or `unmatched`), never a path as sent.

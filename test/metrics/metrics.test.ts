@@ -66,6 +66,12 @@ for (const engine of enginesUnderTest()) {
         3,
       );
       assert.equal(sampleSum(s, 'leadline_v1_calls_total', { operation: 'other', outcome: 'refused' }), 1);
+      // Every v1 call, refused ones too, with the sunset: none set here.
+      assert.equal(
+        sampleSum(s, 'leadline_v1_deprecated_calls_total', { operation: 'getLastLead', sunset: 'none' }),
+        10,
+      );
+      assert.equal(sampleSum(s, 'leadline_v1_deprecated_calls_total'), 11);
       assert.equal(sampleSum(s, 'leadline_auth_failures_total'), 3);
       assert.equal(
         sampleSum(s, 'leadline_store_query_duration_seconds_count', {
@@ -142,6 +148,14 @@ for (const engine of enginesUnderTest()) {
         sampleSum(s, 'leadline_v1_calls_total', { operation: 'getLeadsTimeRange', outcome: 'sunset' }),
         1,
       );
+      assert.equal(
+        sampleSum(s, 'leadline_v1_deprecated_calls_total', {
+          operation: 'getLeadsTimeRange',
+          sunset: '2026-01-02',
+        }),
+        1,
+      );
+      assert.equal(sampleSum(s, 'leadline_v1_deprecated_calls_total', { sunset: 'none' }), 0);
       assert.equal(sampleSum(s, 'leadline_rate_limit_refusals_total', { reason: 'auth-throttle' }), 2);
       assert.equal(sampleSum(s, 'leadline_auth_failures_total'), 1);
       await sunset.app.close();

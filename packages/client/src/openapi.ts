@@ -1179,6 +1179,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "v1.usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Once a day while the team’s keys still call v1: what they called yesterday
+         * @description Only to enabled endpoints that list `v1.usage` in `eventTypes` (member and subteam filters do not apply: it is about keys, not leads). One per team and UTC day at most, soon after the day is over, reporting that day’s v1 calls; none follows a day without v1 calls. Keys by id, prefix and label, members by id: no personal data. Delivered, retried and signed like every event ([moving off v1](/docs/v1-migration#notices)).
+         */
+        post: operations["v1Usage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1510,7 +1530,7 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            eventTypes: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased")[];
+            eventTypes: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased" | "v1.usage")[];
             /** @description `lead.updated` bodies to this endpoint carry `previous` (the values before the change). */
             includePrevious: boolean;
             memberIds: number[] | null;
@@ -1544,8 +1564,8 @@ export interface components {
             url: string;
             /** @description A note for people; not sent anywhere. */
             description?: string | null;
-            /** @description The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes. */
-            eventTypes?: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased")[];
+            /** @description The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes, `v1.usage` for a daily notice while the team’s keys still call v1. */
+            eventTypes?: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased" | "v1.usage")[];
             /** @description `lead.updated` bodies carry `previous`: the changed fields' values before the change. Default (absent at registration): false. */
             includePrevious?: boolean;
             /** @description Only leads collected by these members of the team; null: every member. */
@@ -1559,8 +1579,8 @@ export interface components {
             url?: string;
             /** @description A note for people; not sent anywhere. */
             description?: string | null;
-            /** @description The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes. */
-            eventTypes?: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased")[];
+            /** @description The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes, `v1.usage` for a daily notice while the team’s keys still call v1. */
+            eventTypes?: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased" | "v1.usage")[];
             /** @description `lead.updated` bodies carry `previous`: the changed fields' values before the change. Default (absent at registration): false. */
             includePrevious?: boolean;
             /** @description Only leads collected by these members of the team; null: every member. */
@@ -1730,6 +1750,68 @@ export interface components {
             data: {
                 /** @description The endpoint the test was sent to. */
                 endpointId: string;
+            };
+        };
+        /** @description A team’s keys still call v1: what they called yesterday, and what is coming. */
+        V1UsageEvent: {
+            /** @constant */
+            type: "v1.usage";
+            /**
+             * Format: date-time
+             * @description When the notice was written (ISO-8601 UTC).
+             */
+            timestamp: string;
+            data: {
+                /**
+                 * Format: date
+                 * @description The UTC day whose calls are counted: the day before the notice. No notice follows a day without v1 calls.
+                 */
+                day: string;
+                /** @description The team’s keys that called v1 on `day`. */
+                keys: {
+                    keyId: number;
+                    /** @description The first 12 characters of the key, never the secret. */
+                    prefix: string;
+                    label: string | null;
+                    /** @description The member the key belongs to. */
+                    memberId: number;
+                    /** @description By operation. */
+                    calls: {
+                        /** @description The v1 operation, as in its path. */
+                        operation: string;
+                        /** @description Calls on `day`, refused ones (a brownout’s 410) too. */
+                        count: number;
+                        successor: {
+                            /** @constant */
+                            method: "POST";
+                            /** @constant */
+                            path: "/api/pub/v2/leads/search";
+                            /** @description The v2 search body equal to the operation (subteam ids left for you to fill in). */
+                            body: {
+                                [key: string]: unknown;
+                            };
+                        };
+                    }[];
+                }[];
+                /** @description The next brownout window (not ended) that covers any of these keys; null: none scheduled. */
+                nextBrownout: {
+                    /**
+                     * Format: date-time
+                     * @description v1 answers 410 from here…
+                     */
+                    startsAt: string;
+                    /**
+                     * Format: date-time
+                     * @description …to here (exclusive).
+                     */
+                    endsAt: string;
+                    /** @description Of the keys above, those it covers; null: every key. */
+                    keyIds: number[] | null;
+                } | null;
+                /** @description null while no sunset is set. */
+                sunsetAt: string | null;
+                /** Format: uri */
+                migrationGuide: string;
             };
         };
         ErasureBody: {
@@ -10481,6 +10563,79 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["WebhookTestEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    v1Usage: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`, one per valid secret (two during a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "v1.usage",
+                 *       "timestamp": "2026-11-03T00:10:00.000Z",
+                 *       "data": {
+                 *         "day": "2026-11-02",
+                 *         "keys": [
+                 *           {
+                 *             "keyId": 12,
+                 *             "prefix": "llk_3FqK9xTm",
+                 *             "label": "CRM sync",
+                 *             "memberId": 701,
+                 *             "calls": [
+                 *               {
+                 *                 "operation": "getLastLeadTeam",
+                 *                 "count": 1440,
+                 *                 "successor": {
+                 *                   "method": "POST",
+                 *                   "path": "/api/pub/v2/leads/search",
+                 *                   "body": {
+                 *                     "filters": {
+                 *                       "teamId": 7
+                 *                     },
+                 *                     "sort": {
+                 *                       "field": "timestamp",
+                 *                       "direction": "DESC"
+                 *                     },
+                 *                     "limit": 1
+                 *                   }
+                 *                 }
+                 *               }
+                 *             ]
+                 *           }
+                 *         ],
+                 *         "nextBrownout": {
+                 *           "startsAt": "2026-11-12T09:00:00.000Z",
+                 *           "endsAt": "2026-11-12T10:00:00.000Z",
+                 *           "keyIds": null
+                 *         },
+                 *         "sunsetAt": "2027-03-01T00:00:00.000Z",
+                 *         "migrationGuide": "https://leadline.example.com/docs/v1-migration"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["V1UsageEvent"];
             };
         };
         responses: {

@@ -33,11 +33,18 @@ export type LeadUpdatedEvent = components['schemas']['LeadUpdatedEvent'];
 export type LeadMergedEvent = components['schemas']['LeadMergedEvent'];
 /** A test event (POST /api/pub/v2/webhooks/{endpointId}/test). */
 export type WebhookTestEvent = components['schemas']['WebhookTestEvent'];
+/** Once a UTC day while the team's keys still call v1: which keys, what they called the day before, the next brownout, the sunset. */
+export type V1UsageEvent = components['schemas']['V1UsageEvent'];
 /**
  * Every event leadline delivers, told apart by `type` (docs/webhooks.md "Events"): after
  * `if (event.type === 'lead.updated')` TypeScript knows `event.data.changedFields`.
  */
-export type WebhookEvent = LeadCreatedEvent | LeadUpdatedEvent | LeadMergedEvent | WebhookTestEvent;
+export type WebhookEvent =
+  | LeadCreatedEvent
+  | LeadUpdatedEvent
+  | LeadMergedEvent
+  | WebhookTestEvent
+  | V1UsageEvent;
 
 /** A delivery's headers: a fetch `Headers`, or a Node-style object (names in lower case). */
 export type DeliveryHeaders = Headers | Record<string, string | string[] | undefined>;

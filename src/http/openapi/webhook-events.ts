@@ -1,4 +1,5 @@
 import { type Json, json, ref } from './build.js';
+import { v1UsageEvent } from './v1-usage-event.js';
 import { V2_LEAD_EXAMPLE } from './v2.js';
 
 /**
@@ -149,5 +150,6 @@ export function webhookEvents(): Record<string, Json> {
         responses: { '200': { description: 'Received (any 2xx).' } },
       },
     },
+    'v1.usage': v1UsageEvent(SIGNATURE_HEADERS),
   };
 }

@@ -426,6 +426,22 @@ const MIGRATIONS: Migration[] = [
         ADD COLUMN retention_days integer;
     `,
   },
+  {
+    version: 15,
+    name: 'v1-notices',
+    // As SQLite's migration 15 (docs/webhooks.md "v1.usage"): the primary key is the claim of a
+    // team's notice for a day; instances racing for it wait on it, and all but one insert nothing.
+    sql: `
+      CREATE TABLE v1_notices (
+        team_id bigint NOT NULL,
+        day text NOT NULL,
+        event_id uuid NOT NULL,
+        deliveries integer NOT NULL,
+        created_at bigint NOT NULL,
+        PRIMARY KEY (team_id, day)
+      );
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

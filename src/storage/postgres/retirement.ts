@@ -2,7 +2,9 @@ import type { Sql } from 'postgres';
 import type { Brownout } from '../../retirement/gates.js';
 import type { NewBrownout, RetirementStore } from '../../retirement/retirement.port.js';
 import type { UsageRow } from '../../retirement/usage.js';
+import type { V1NoticeDraft, V1NoticeOutcome } from '../../retirement/v1-notices.port.js';
 import { toUsageRow, type UsageDbRow } from '../rows.js';
+import { PostgresV1Notices } from './v1-notices.js';
 
 interface BrownoutRow {
   id: number;
@@ -22,7 +24,11 @@ const toBrownout = (r: BrownoutRow): Brownout => ({
 
 /** Brownout windows and the usage ledger, shared by every instance on the database (primary only). */
 export class PostgresRetirementStore implements RetirementStore {
-  constructor(private readonly sql: Sql) {}
+  private readonly notices: PostgresV1Notices;
+
+  constructor(private readonly sql: Sql) {
+    this.notices = new PostgresV1Notices(sql);
+  }
 
   async addBrownout(b: NewBrownout): Promise<Brownout> {
     const [row] = await this.sql<
@@ -89,5 +95,13 @@ export class PostgresRetirementStore implements RetirementStore {
       WHERE key_id = ANY(${this.sql.array(keyIds, 20)}::bigint[]) AND api = 'v1' AND day >= ${sinceDay}
       ORDER BY key_id, operation, day, status`;
     return rows.map(toUsageRow);
+  }
+
+  v1UsageBetween(fromDay: string, toDay: string): Promise<UsageRow[]> {
+    return this.notices.v1UsageBetween(fromDay, toDay);
+  }
+
+  sendV1Notice(draft: V1NoticeDraft): Promise<V1NoticeOutcome> {
+    return this.notices.sendV1Notice(draft);
   }
 }

@@ -425,6 +425,23 @@ const MIGRATIONS: Migration[] = [
       CREATE INDEX erasures_requested ON erasures(requested_at);
     `,
   },
+  {
+    version: 15,
+    name: 'v1-notices',
+    // docs/webhooks.md "v1.usage" (issue 42): one row per team and UTC day whose v1 calls a
+    // `v1.usage` notice was written for, in the transaction that writes its deliveries — the
+    // primary key is the claim: however many instances try, one notice per team and day.
+    sql: `
+      CREATE TABLE v1_notices (
+        team_id INTEGER NOT NULL,
+        day TEXT NOT NULL,
+        event_id TEXT NOT NULL,
+        deliveries INTEGER NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (team_id, day)
+      );
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

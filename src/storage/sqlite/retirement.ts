@@ -2,7 +2,9 @@ import type Database from 'better-sqlite3';
 import type { Brownout } from '../../retirement/gates.js';
 import type { NewBrownout, RetirementStore } from '../../retirement/retirement.port.js';
 import type { UsageRow } from '../../retirement/usage.js';
+import type { V1NoticeDraft, V1NoticeOutcome } from '../../retirement/v1-notices.port.js';
 import { toUsageRow, type UsageDbRow } from '../rows.js';
+import { SqliteV1Notices } from './v1-notices.js';
 
 interface BrownoutRow {
   id: number;
@@ -23,8 +25,10 @@ const toBrownout = (r: BrownoutRow): Brownout => ({
 /** Brownout windows and the usage ledger in the embedded store. */
 export class SqliteRetirementStore implements RetirementStore {
   private readonly stmts;
+  private readonly notices: SqliteV1Notices;
 
   constructor(private readonly db: Database.Database) {
+    this.notices = new SqliteV1Notices(db);
     this.stmts = {
       addBrownout: db.prepare(
         'INSERT INTO brownouts (starts_at, ends_at, key_ids, created_at) VALUES (?, ?, ?, ?) RETURNING *',
@@ -89,5 +93,13 @@ export class SqliteRetirementStore implements RetirementStore {
     return keyIds.flatMap((id) =>
       (this.stmts.v1UsageOfKey.all(id, sinceDay) as UsageDbRow[]).map(toUsageRow),
     );
+  }
+
+  v1UsageBetween(fromDay: string, toDay: string): Promise<UsageRow[]> {
+    return this.notices.v1UsageBetween(fromDay, toDay);
+  }
+
+  sendV1Notice(draft: V1NoticeDraft): Promise<V1NoticeOutcome> {
+    return this.notices.sendV1Notice(draft);
   }
 }
