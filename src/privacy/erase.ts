@@ -14,10 +14,34 @@ import { personEmail } from './person-email.js';
 export const MAX_ERASED_IDS = 10_000;
 
 /**
- * Who erases: a team admin's API key (the team's leads), or the operator on the command line,
- * for one team or — `teamId: null` — every team.
+ * Who erases: a team admin's API key (the team's leads), a team admin signed in to the console
+ * (the session is their proof: "Erase a person"), or the operator on the command line, for one
+ * team or — `teamId: null` — every team.
  */
-export type Eraser = { caller: Caller } | { operator: { teamId: number | null } };
+export type Eraser =
+  | { caller: Caller }
+  | { console: { memberId: number; teamId: number } }
+  | { operator: { teamId: number | null } };
+
+/** The team an eraser erases in (null: every team, the operator's). */
+function teamOf(by: Eraser): number | null {
+  if ('caller' in by) return by.caller.teamId;
+  return 'console' in by ? by.console.teamId : by.operator.teamId;
+}
+
+/** How the receipt and the audit log name the eraser. */
+function requesterOf(by: Eraser): { requestedBy: ErasureRequester; actor: AuditActor } {
+  if ('caller' in by)
+    return {
+      requestedBy: { via: 'key', keyId: by.caller.keyId, memberId: by.caller.memberId },
+      actor: keyActor(by.caller),
+    };
+  if ('console' in by) {
+    const who = { via: 'console', memberId: by.console.memberId } as const;
+    return { requestedBy: who, actor: who };
+  }
+  return { requestedBy: { via: 'operator' }, actor: { via: 'operator' } };
+}
 
 export interface EraseInput {
   by: Eraser;
@@ -52,14 +76,10 @@ export async function eraseData(
     throw invalidParams([{ name: '/', reason: 'give either email or leadIds, not both and not neither' }]);
   }
   if ('caller' in input.by) requireTeamAdmin(input.by.caller);
-  const teamId = 'caller' in input.by ? input.by.caller.teamId : input.by.operator.teamId;
-  const requestedBy: ErasureRequester =
-    'caller' in input.by
-      ? { via: 'key', keyId: input.by.caller.keyId, memberId: input.by.caller.memberId }
-      : { via: 'operator' };
+  const teamId = teamOf(input.by);
+  const { requestedBy, actor: byActor } = requesterOf(input.by);
   const id = uuid7(input.now);
-  const actor: AuditActor =
-    input.actor ?? ('caller' in input.by ? keyActor(input.by.caller) : { via: 'operator' });
+  const actor = input.actor ?? byActor;
   if (input.email !== undefined) {
     const email = personEmail(input.email);
     const hash = emailHash(await ports.secret(EMAIL_HASH_SECRET), email);
@@ -128,7 +148,8 @@ export async function erasureReceipt(
 ): Promise<ErasureReceipt> {
   if ('caller' in by) requireTeamAdmin(by.caller);
   const receipt = UUID.test(id) ? await ports.erasures.receipt(id.toLowerCase()) : null;
-  if (receipt === null || ('caller' in by && receipt.teamId !== by.caller.teamId))
+  const own = teamOf(by);
+  if (receipt === null || (own !== null && receipt.teamId !== own))
     throw new AppError('not-found', `No erasure ${id} for this key.`);
   return receipt;
 }

@@ -12,6 +12,7 @@ import type { AuditActor } from '../audit/audit.port.js';
 export type ErasureRequester =
   | { via: 'key'; keyId: number; memberId: number }
   | { via: 'operator' }
+  | { via: 'console'; memberId: number }
   | { via: 'retention'; days: number };
 
 /** A lead found for an erasure: its team, v2 id and its stored `fields` (JSON) for the exact check. */

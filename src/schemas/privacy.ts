@@ -42,6 +42,10 @@ export const ErasureReceipt = Type.Object(
       ),
       Type.Object({ via: Type.Literal('operator') }, { additionalProperties: false }),
       Type.Object(
+        { via: Type.Literal('console'), memberId: Type.Integer() },
+        { additionalProperties: false, description: 'A team admin in the console ("Erase a person").' },
+      ),
+      Type.Object(
         {
           via: Type.Literal('retention'),
           days: Type.Integer({ minimum: 1, description: "The team's retention policy, in days." }),

@@ -13,7 +13,7 @@ export const RECEIPT_COLUMNS =
 export interface ReceiptRow {
   id: string;
   team_id: number | null;
-  requested_via: 'key' | 'operator' | 'retention';
+  requested_via: 'key' | 'operator' | 'retention' | 'console';
   requested_by_key: number | null;
   requested_by_member: number | null;
   requested_at: number;
@@ -30,7 +30,9 @@ export function toReceipt(r: ReceiptRow): ErasureReceipt {
       ? { via: 'key', keyId: Number(r.requested_by_key), memberId: Number(r.requested_by_member) }
       : r.requested_via === 'retention'
         ? { via: 'retention', days: Number(r.retention_days) }
-        : { via: 'operator' };
+        : r.requested_via === 'console'
+          ? { via: 'console', memberId: Number(r.requested_by_member) }
+          : { via: 'operator' };
   return {
     id: String(r.id),
     teamId: r.team_id === null ? null : Number(r.team_id),
@@ -50,7 +52,7 @@ export function receiptValues(r: ErasureReceipt): unknown[] {
     r.teamId,
     by.via,
     by.via === 'key' ? by.keyId : null,
-    by.via === 'key' ? by.memberId : null,
+    by.via === 'key' || by.via === 'console' ? by.memberId : null,
     r.requestedAt,
     r.emailHash,
     r.leadIds,

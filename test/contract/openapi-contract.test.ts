@@ -746,6 +746,13 @@ for (const engine of enginesUnderTest())
       await post(admin, '/console/privacy/retention', { _csrf: admin.csrf, days: '400' }, 200);
       await post(admin, '/console/privacy/retention', { _csrf: admin.csrf, days: 'soon' }, 400);
       await post(admin, '/console/privacy/retention', { _csrf: admin.csrf, clear: 'yes' }, 200);
+      await post(admin, '/console/privacy/erase', { _csrf: admin.csrf, email: 'nobody@contract.test' }, 400);
+      await post(
+        admin,
+        '/console/privacy/erase',
+        { _csrf: admin.csrf, email: 'nobody@contract.test', confirm: 'yes' },
+        200,
+      );
       await page(admin, '/console/brownouts', 403);
       await page(operator, '/console/brownouts', 200);
       await page(operator, `/console/keys?team=${TEAM}`, 200);

@@ -1059,6 +1059,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/console/privacy/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Console: erase a person of the team by e-mail (the receipt shown) */
+        post: operations["consoleErasePerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/console/audit": {
         parameters: {
             query?: never;
@@ -1835,6 +1852,10 @@ export interface components {
             } | {
                 /** @constant */
                 via: "operator";
+            } | {
+                /** @constant */
+                via: "console";
+                memberId: number;
             } | {
                 /** @constant */
                 via: "retention";
@@ -10111,6 +10132,83 @@ export interface operations {
         };
         responses: {
             /** @description The Privacy view, saying what was saved. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The form or link is not valid; the page says why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description No session (signed out, idle for 30 minutes, or signed in longer ago than LEADLINE_CONSOLE_SESSION_MAX_HOURS, default 12): ask for a new sign-in link. */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description A change without its CSRF token, or an operator-only view. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description Nothing there for this session (another team’s key, endpoint, delivery or team is not found either). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    consoleErasePerson: {
+        parameters: {
+            query?: {
+                /** @description The operator’s choice of team; a team admin always sees their own. */
+                team?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": {
+                    _csrf: string;
+                    /** @description The person’s e-mail. */
+                    email?: string;
+                    /**
+                     * @description The confirmation the form asks for.
+                     * @enum {string}
+                     */
+                    confirm?: "yes";
+                };
+            };
+        };
+        responses: {
+            /** @description The Privacy view with the receipt. */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -8,6 +8,14 @@ export function consolePrivacyOperations(): Json[] {
       parameters: [team],
       responses: { '200': page('The Privacy view.'), ...refusals },
     }),
+    op('consoleErasePerson', 'Console: erase a person of the team by e-mail (the receipt shown)', {
+      parameters: [team],
+      requestBody: form({
+        email: { type: 'string', maxLength: 320, description: 'The person’s e-mail.' },
+        confirm: { type: 'string', enum: ['yes'], description: 'The confirmation the form asks for.' },
+      }),
+      responses: { '200': page('The Privacy view with the receipt.'), ...refusals },
+    }),
     op('consoleSetRetention', 'Console: set or turn off the team’s retention policy', {
       parameters: [team],
       requestBody: form({

@@ -422,7 +422,7 @@ const MIGRATIONS: Migration[] = [
       );
       ALTER TABLE erasures DROP CONSTRAINT erasures_requested_via_check,
         ADD CONSTRAINT erasures_requested_via_check
-          CHECK (requested_via IN ('key', 'operator', 'retention')),
+          CHECK (requested_via IN ('key', 'operator', 'retention', 'console')),
         ADD COLUMN retention_days integer;
     `,
   },

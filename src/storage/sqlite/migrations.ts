@@ -391,7 +391,8 @@ const MIGRATIONS: Migration[] = [
     // (their capture time when never changed) is more than `days` old are erased on a schedule.
     // `lease_owner`/`lease_until`: the run that holds the team now (two instances never erase the
     // same team at once); `last_run_at`/`last_erased`: the last finished run. Receipts may now be
-    // requested by a retention policy ('retention', with its `retention_days`): SQLite cannot
+    // requested by a retention policy ('retention', with its `retention_days`) or by a team admin
+    // in the console ('console', with the member): SQLite cannot
     // widen a CHECK in place, so `erasures` is rebuilt with its rows (a small table).
     sql: `
       CREATE TABLE retention_policies (
@@ -407,7 +408,7 @@ const MIGRATIONS: Migration[] = [
       CREATE TABLE erasures_14 (
         id TEXT PRIMARY KEY,
         team_id INTEGER,
-        requested_via TEXT NOT NULL CHECK (requested_via IN ('key', 'operator', 'retention')),
+        requested_via TEXT NOT NULL CHECK (requested_via IN ('key', 'operator', 'retention', 'console')),
         requested_by_key INTEGER,
         requested_by_member INTEGER,
         requested_at INTEGER NOT NULL,
