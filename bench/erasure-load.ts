@@ -13,7 +13,8 @@
  * erased by id, 1,000 a request back to back (the most a request may name over HTTP). A window ends when the last erasure has answered and its reclaim is done (SQLite:
  * the WAL checkpoint runs before the answer; PostgreSQL: the VACUUMs the server runs after it,
  * counted in pg_stat_user_tables). Knobs: BENCH_LEADS (1,000,000), BENCH_ROUNDS (5),
- * BENCH_PERSONS (20 a round), BENCH_ERASE_IDS (10,000), BENCH_SMOKE=1 (a small store, one round).
+ * BENCH_PERSONS (20 a round), BENCH_ERASE_IDS (10,000), BENCH_PROBE_EVERY_MS (5), BENCH_BUILD=0 (run
+ * dist/ as it is), BENCH_SMOKE=1 (a small store, one round).
  */
 import { execSync } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -263,7 +264,8 @@ function summarise(): void {
 
 let exitCode = 0;
 try {
-  if (!SMOKE) execSync('npm run build', { stdio: 'ignore' });
+  // The server runs dist/: compiled from these sources first, unless BENCH_BUILD=0 (dist/ as it is).
+  if (!SMOKE && env.BENCH_BUILD !== '0') execSync('npm run build', { stdio: 'ignore' });
   for (const engine of engines) await benchEngine(engine);
   summarise();
 } catch (err) {
