@@ -1,17 +1,22 @@
 import { Worker } from 'node:worker_threads';
-import type { ErasureOrder, ErasureReceipt } from '../../privacy/erasure.port.js';
+import type { ErasureCandidate, ErasureOrder, ErasureReceipt } from '../../privacy/erasure.port.js';
 
-/** To the erasure thread: carry out an order, or checkpoint the WAL. */
-export type ToErasureThread = { id: number; erase: ErasureOrder } | { id: number; reclaim: true };
-/** From it: the receipt (or nothing, for a reclaim), or the error's message and SQLite code. */
+/** To the erasure thread: find an e-mail's candidates, carry out an order, or checkpoint the WAL. */
+export type ToErasureThread =
+  | { id: number; candidates: { teamId: number | null; foldedEmail: string } }
+  | { id: number; erase: ErasureOrder }
+  | { id: number; reclaim: true };
+type Result = ErasureCandidate[] | ErasureReceipt | null;
+/** From it: the candidates, the receipt or nothing (a reclaim); or the error's message and SQLite code. */
 export type FromErasureThread =
-  | { id: number; receipt: ErasureReceipt | null }
+  | { id: number; result: Result }
   | { id: number; error: string; code: string | null };
 
 /**
  * The thread a SQLite store's erasures run on (docs/privacy.md "Erasure"), with a connection of
  * its own to the file: an erasure is one synchronous transaction (better-sqlite3), and 10,000
- * leads take seconds — on the serving thread no request would be answered meanwhile. Here the
+ * leads take seconds — on the serving thread no request would be answered meanwhile; finding an
+ * e-mail's candidates in the search index takes tens of milliseconds among 1M leads. Here the
  * serving thread keeps reading (WAL: its readers see the store as it was until the commit); a
  * write of its own waits for the erasure's commit, as it would for any other writer
  * (busy_timeout, holding the thread) — but for the usage ledger's, which waits in `idle`.
@@ -20,10 +25,7 @@ export type FromErasureThread =
 export class ErasureThread {
   private worker: Worker | null = null;
   private next = 1;
-  private readonly pending = new Map<
-    number,
-    { resolve: (r: ErasureReceipt | null) => void; reject: (e: Error) => void }
-  >();
+  private readonly pending = new Map<number, { resolve: (r: Result) => void; reject: (e: Error) => void }>();
 
   private waiting: (() => void)[] = [];
 
@@ -40,6 +42,10 @@ export class ErasureThread {
     return new Promise<void>((resolve) => this.waiting.push(resolve));
   }
 
+  candidates(teamId: number | null, foldedEmail: string): Promise<ErasureCandidate[]> {
+    return this.send((id) => ({ id, candidates: { teamId, foldedEmail } })) as Promise<ErasureCandidate[]>;
+  }
+
   erase(order: ErasureOrder): Promise<ErasureReceipt> {
     return this.send((id) => ({ id, erase: order })) as Promise<ErasureReceipt>;
   }
@@ -54,7 +60,7 @@ export class ErasureThread {
     if (w !== null) await w.terminate();
   }
 
-  private send(message: (id: number) => ToErasureThread): Promise<ErasureReceipt | null> {
+  private send(message: (id: number) => ToErasureThread): Promise<Result> {
     const worker = this.started();
     const id = this.next++;
     return new Promise((resolve, reject) => {
@@ -76,7 +82,7 @@ export class ErasureThread {
       }
       if (p === undefined) return;
       if ('error' in m) p.reject(Object.assign(new Error(m.error), m.code === null ? {} : { code: m.code }));
-      else p.resolve(m.receipt);
+      else p.resolve(m.result);
     });
     worker.on('error', (err) => this.fail(worker, err));
     worker.on('exit', (code) => this.fail(worker, new Error(`the erasure thread exited (${code})`)));

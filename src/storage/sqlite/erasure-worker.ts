@@ -13,10 +13,13 @@ if (parentPort !== null) {
   port.on('message', (m: ToErasureThread) => {
     let answer: FromErasureThread;
     try {
-      answer =
-        'erase' in m
-          ? { id: m.id, receipt: store.eraseHere(m.erase) }
-          : { id: m.id, receipt: store.reclaimHere() };
+      const result =
+        'candidates' in m
+          ? store.candidatesHere(m.candidates.teamId, m.candidates.foldedEmail)
+          : 'erase' in m
+            ? store.eraseHere(m.erase)
+            : store.reclaimHere();
+      answer = { id: m.id, result };
     } catch (err) {
       const code = (err as { code?: unknown }).code;
       answer = { id: m.id, error: (err as Error).message, code: typeof code === 'string' ? code : null };

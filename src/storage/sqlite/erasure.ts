@@ -93,6 +93,13 @@ export class SqliteErasureStore implements ErasureStore {
   }
 
   async candidates(teamId: number | null, foldedEmail: string): Promise<ErasureCandidate[]> {
+    return this.thread === null
+      ? this.candidatesHere(teamId, foldedEmail)
+      : this.thread.candidates(teamId, foldedEmail);
+  }
+
+  /** The candidates, read on this connection and thread. */
+  candidatesHere(teamId: number | null, foldedEmail: string): ErasureCandidate[] {
     const every = [...new Set(trigrams(foldedEmail))].map(quoted).join(' AND ');
     if (every === '') {
       return (
