@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import postgres from 'postgres';
 import { eraseData } from '../../src/privacy/erase.js';
 import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
@@ -94,6 +95,28 @@ for (const engine of enginesUnderTest()) {
         stored.map((u) => u.count),
         [3],
       );
+    });
+
+    test('reclaims asked for together share their VACUUMs: one runs, one more after it at most', async () => {
+      const url = made.location.databaseUrl;
+      const sql = url === null ? null : postgres(url, { max: 1, onnotice: () => {} });
+      const vacuums = async () => {
+        if (sql === null) return 0;
+        const [r] = await sql<{ n: number }[]>`SELECT vacuum_count::int AS n FROM pg_stat_user_tables
+          WHERE schemaname = current_schema() AND relname = 'idempotency_keys'`;
+        return r?.n ?? 0;
+      };
+      try {
+        const before = await vacuums();
+        await Promise.all(Array.from({ length: 6 }, () => store.erasures.reclaim()));
+        const ran = (await vacuums()) - before;
+        if (sql !== null) assert.ok(ran >= 1 && ran <= 2, `${ran} VACUUMs for 6 reclaims asked together`);
+        // One asked for after they ended runs a VACUUM of its own.
+        await store.erasures.reclaim();
+        if (sql !== null) assert.equal((await vacuums()) - before, ran + 1);
+      } finally {
+        await sql?.end();
+      }
     });
   });
 }
