@@ -12,7 +12,7 @@
  * few milliseconds: too short a window for a p99), 2 s of unloaded probes, IDS e-mail-free leads
  * erased by id, 1,000 a request back to back (the most a request may name over HTTP). A window ends when the last erasure has answered and its reclaim is done (SQLite:
  * the WAL checkpoint runs before the answer; PostgreSQL: the VACUUMs the server runs after it,
- * counted in pg_stat_user_tables). Knobs: BENCH_LEADS (1,000,000), BENCH_ROUNDS (5),
+ * seen in pg_stat_user_tables and pg_stat_progress_vacuum). Knobs: BENCH_LEADS (1,000,000), BENCH_ROUNDS (5),
  * BENCH_PERSONS (20 a round), BENCH_ERASE_IDS (10,000), BENCH_PROBE_EVERY_MS (5), BENCH_BUILD=0 (run
  * dist/ as it is), BENCH_SMOKE=1 (a small store, one round).
  */
@@ -128,21 +128,25 @@ async function post(url: string, key: string, body: unknown): Promise<number> {
   return performance.now() - t0;
 }
 
-/** PostgreSQL: resolves once `n` more manual VACUUMs of the erasure's last table have finished. */
-async function vacuumed(sql: postgres.Sql | null, schema: string, before: number, n: number): Promise<void> {
+/**
+ * PostgreSQL: resolves once the server's reclaims after the erasures are done: a VACUUM of the
+ * erasure's last table has ended since `answered` (the last erasure's answer) and none of the
+ * schema's tables is being vacuumed, twice 20 ms apart (the server runs one VACUUM at a time
+ * and queues at most one more, which starts right after: docs/privacy.md "While an erasure runs").
+ */
+async function vacuumed(sql: postgres.Sql | null, schema: string, answered: Date): Promise<void> {
   if (sql === null) return;
   const t0 = Date.now();
-  while ((await vacuumCount(sql, schema)) < before + n) {
+  for (let quiet = 0; quiet < 2; ) {
+    const [r] = await sql<{ done: boolean; running: number }[]>`SELECT
+        coalesce((SELECT last_vacuum FROM pg_stat_user_tables
+          WHERE schemaname = ${schema} AND relname = 'idempotency_keys') >= ${answered}, false) AS done,
+        (SELECT count(*)::int FROM pg_stat_progress_vacuum p JOIN pg_class c ON c.oid = p.relid
+          JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = ${schema}) AS running`;
+    quiet = r!.done && r!.running === 0 ? quiet + 1 : 0;
     if (Date.now() - t0 > 300_000) throw new Error('the erasures’ VACUUMs did not finish in 5 min');
-    await new Promise((r) => setTimeout(r, 10));
+    await new Promise((res) => setTimeout(res, 20));
   }
-}
-
-async function vacuumCount(sql: postgres.Sql | null, schema: string): Promise<number> {
-  if (sql === null) return 0;
-  const [r] = await sql<{ n: number }[]>`SELECT vacuum_count::int AS n FROM pg_stat_user_tables
-    WHERE schemaname = ${schema} AND relname = 'idempotency_keys'`;
-  return r?.n ?? 0;
 }
 
 async function benchEngine(engine: Engine): Promise<void> {
@@ -165,21 +169,19 @@ async function benchEngine(engine: Engine): Promise<void> {
   await unloaded(last); // warm-up
   for (let round = 0; round < ROUNDS; round++) {
     const u1 = await unloaded(last);
-    const v1 = await vacuumCount(pg, schema);
     const persons = await during(last, async () => {
       const answers: number[] = [];
       for (let i = 0; i < PERSONS; i++)
         answers.push(await post(erasures, p.key, { email: personEmail(round, i) }));
-      await vacuumed(pg, schema, v1, PERSONS);
+      await vacuumed(pg, schema, new Date());
       return answers;
     });
     const u2 = await unloaded(last);
-    const v2 = await vacuumCount(pg, schema);
     const byIds = await during(last, async () => {
       const answers: number[] = [];
       const batches = chunks(ids.free[round]!, PER_REQUEST);
       for (const leadIds of batches) answers.push(await post(erasures, freeKey, { leadIds }));
-      await vacuumed(pg, schema, v2, batches.length);
+      await vacuumed(pg, schema, new Date());
       return answers;
     });
     const line = { engine, unloadedP99: u1, persons, unloadedP99BeforeIds: u2, byIds };
