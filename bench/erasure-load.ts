@@ -130,7 +130,7 @@ async function post(url: string, key: string, body: unknown): Promise<number> {
 
 /**
  * PostgreSQL: resolves once the server's reclaims after the erasures are done: a VACUUM of the
- * erasure's last table has ended since `answered` (the last erasure's answer) and none of the
+ * erasure's last table has ended since `answered` (the last erasure was sent) and none of the
  * schema's tables is being vacuumed, twice 20 ms apart (the server runs one VACUUM at a time
  * and queues at most one more, which starts right after: docs/privacy.md "While an erasure runs").
  */
@@ -180,8 +180,12 @@ async function benchEngine(engine: Engine): Promise<void> {
     const byIds = await during(last, async () => {
       const answers: number[] = [];
       const batches = chunks(ids.free[round]!, PER_REQUEST);
-      for (const leadIds of batches) answers.push(await post(erasures, freeKey, { leadIds }));
-      await vacuumed(pg, schema, new Date());
+      let sent = new Date();
+      for (const leadIds of batches) {
+        sent = new Date();
+        answers.push(await post(erasures, freeKey, { leadIds }));
+      }
+      await vacuumed(pg, schema, sent);
       return answers;
     });
     const line = { engine, unloadedP99: u1, persons, unloadedP99BeforeIds: u2, byIds };
