@@ -44,6 +44,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * the touched tables, which cannot run inside a transaction.
  */
 export class PostgresErasureStore implements ErasureStore {
+  /** The VACUUM running after an erasure, and the one queued behind it (`reclaim`). */
+  private vacuuming: Promise<void> | null = null;
+  private next: Promise<void> | null = null;
+
   constructor(private readonly sql: Sql) {}
 
   async candidates(teamId: number | null, foldedEmail: string): Promise<ErasureCandidate[]> {
@@ -164,9 +168,27 @@ export class PostgresErasureStore implements ErasureStore {
   /**
    * VACUUM of the tables an erasure touched: the old row versions (the person's values, their
    * search text) become free space and leave the indexes. Not in a transaction (VACUUM cannot).
+   * One at a time per store, and at most one more queued, which every reclaim asked for while
+   * one runs shares: it starts after their erasures committed, so it covers them all. Each
+   * VACUUM waiting for another's lock held a pool connection — erasures back to back filled the
+   * pool and stalled every request for seconds (bench/RESULTS.md "Erasure under load").
    */
   async reclaim(): Promise<void> {
-    await this.sql.unsafe(`VACUUM ${ERASURE_TABLES.join(', ')}`);
+    if (this.vacuuming === null) {
+      const run = this.sql.unsafe(`VACUUM ${ERASURE_TABLES.join(', ')}`).then(() => {});
+      this.vacuuming = run.finally(() => {
+        this.vacuuming = null;
+      });
+      return this.vacuuming;
+    }
+    if (this.next === null) {
+      const after = this.vacuuming.catch(() => {});
+      this.next = after.then(() => {
+        this.next = null;
+        return this.reclaim();
+      });
+    }
+    return this.next;
   }
 
   async suppressed(teamId: number, emailHash: string): Promise<boolean> {

@@ -50,7 +50,15 @@ export class SqliteDeliveryStore implements DeliveryStore {
   private readonly s;
   private readonly tx;
 
-  constructor(private readonly db: Database.Database) {
+  /**
+   * `erasing`: while an erasure runs on the store's erasure thread, a promise of its end (else
+   * null); the delivery steps wait on it (`idle`) rather than for its write lock in busy_timeout,
+   * which would hold the serving thread (erasure-thread.ts).
+   */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly erasing: () => Promise<void> | null = () => null,
+  ) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       waiting: p(
@@ -173,10 +181,18 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   /**
    * Waits while this connection is inside another transaction (an import in this process awaits
-   * between its batches): delivery must never see, let alone send, what that one may roll back.
+   * between its batches): delivery must never see, let alone send, what that one may roll back;
+   * and while the erasure thread writes, without holding this thread.
    */
   private async idle(): Promise<void> {
-    while (this.db.inTransaction) await new Promise((resolve) => setTimeout(resolve, 5));
+    for (;;) {
+      if (this.db.inTransaction) await new Promise((resolve) => setTimeout(resolve, 5));
+      else {
+        const end = this.erasing();
+        if (end === null) return;
+        await end;
+      }
+    }
   }
 
   async dispatch(limit: number, now: number): Promise<number> {

@@ -23,6 +23,7 @@ import {
 } from '../erasure-rows.js';
 import { INSERT_AUDIT } from './audit.js';
 import { FeedClock } from './changes.js';
+import type { ErasureThread } from './erasure-thread.js';
 import { DELETE_LEAD_TEXT } from './lead-writes.js';
 
 /** An FTS5 string: one trigram. */
@@ -30,7 +31,8 @@ const quoted = (trigram: string): string => `"${trigram.replaceAll('"', '""')}"`
 
 /**
  * Erasure on SQLite (docs/privacy.md "Erasure"): one IMMEDIATE transaction wipes each lead to a
- * tombstone and deletes every other row that holds it. `PRAGMA secure_delete` (store.ts) zeroes
+ * tombstone and deletes every other row that holds it — on the store's erasure thread, with a
+ * connection of its own (erasure-thread.ts), so the serving thread keeps answering meanwhile. `PRAGMA secure_delete` (store.ts) zeroes
  * what the transaction frees, lead_text's `secure-delete` option (migration 12) leaves no
  * trigram behind, and `reclaim` truncates the WAL, so the old pages are nowhere in the files.
  */
@@ -39,7 +41,11 @@ export class SqliteErasureStore implements ErasureStore {
   private readonly clock: FeedClock;
   private readonly eraseTx;
 
-  constructor(private readonly db: Database.Database) {
+  /** `thread`: where erasures and reclaims run (erasure-thread.ts); none: on this thread. */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly thread: ErasureThread | null = null,
+  ) {
     this.clock = new FeedClock(db);
     const candidates = (team: boolean) => `SELECT l.team_id AS teamId, l.uuid, l.fields FROM leads l
       WHERE l.seq IN (SELECT rowid FROM lead_text WHERE lead_text MATCH ?) AND l.erased_at IS NULL
@@ -97,6 +103,13 @@ export class SqliteErasureStore implements ErasureStore {
   }
 
   async candidates(teamId: number | null, foldedEmail: string): Promise<ErasureCandidate[]> {
+    return this.thread === null
+      ? this.candidatesHere(teamId, foldedEmail)
+      : this.thread.candidates(teamId, foldedEmail);
+  }
+
+  /** The candidates, read on this connection and thread. */
+  candidatesHere(teamId: number | null, foldedEmail: string): ErasureCandidate[] {
     const every = [...new Set(trigrams(foldedEmail))].map(quoted).join(' AND ');
     if (every === '') {
       return (
@@ -114,6 +127,11 @@ export class SqliteErasureStore implements ErasureStore {
   }
 
   async erase(order: ErasureOrder): Promise<ErasureReceipt> {
+    return this.thread === null ? this.eraseHere(order) : this.thread.erase(order);
+  }
+
+  /** The erasure's transaction, on this connection and thread. */
+  eraseHere(order: ErasureOrder): ErasureReceipt {
     return this.eraseTx(order);
   }
 
@@ -173,9 +191,15 @@ export class SqliteErasureStore implements ErasureStore {
     return row === undefined ? null : toReceipt(row);
   }
 
-  /** The WAL holds the pages as they were before the erasure: checkpoint them and truncate it. */
   async reclaim(): Promise<void> {
+    if (this.thread === null) this.reclaimHere();
+    else await this.thread.reclaim();
+  }
+
+  /** The WAL holds the pages as they were before the erasure: checkpoint them and truncate it. */
+  reclaimHere(): null {
     this.db.pragma('wal_checkpoint(TRUNCATE)');
+    return null;
   }
 
   async suppressed(teamId: number, emailHash: string): Promise<boolean> {

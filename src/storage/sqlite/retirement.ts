@@ -27,7 +27,15 @@ export class SqliteRetirementStore implements RetirementStore {
   private readonly stmts;
   private readonly notices: SqliteV1Notices;
 
-  constructor(private readonly db: Database.Database) {
+  /**
+   * `erasing`: while an erasure runs on the store's erasure thread, a promise of its end (else
+   * null) — the usage ledger's flush, a background write, waits on it without holding the
+   * serving thread (erasure-thread.ts).
+   */
+  constructor(
+    private readonly db: Database.Database,
+    private readonly erasing: () => Promise<void> | null = () => null,
+  ) {
     this.notices = new SqliteV1Notices(db);
     this.stmts = {
       addBrownout: db.prepare(
@@ -68,6 +76,7 @@ export class SqliteRetirementStore implements RetirementStore {
   }
 
   async addUsage(rows: UsageRow[]): Promise<void> {
+    for (let end = this.erasing(); end !== null; end = this.erasing()) await end;
     this.db.transaction(() => {
       for (const r of rows) {
         this.stmts.addUsage.run(

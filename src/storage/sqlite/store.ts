@@ -1,14 +1,15 @@
 import { randomBytes } from 'node:crypto';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import type { ImportWriter } from '../../import/import.port.js';
 import type { MigrationReport, Store } from '../../store.js';
 import { MigrationError } from '../../store.js';
 import { SqliteAuditStore } from './audit.js';
+import { connect } from './connection.js';
 import { SqliteConsoleStore } from './console.js';
 import { SqliteDeliveryStore } from './deliveries.js';
 import { SqliteDirectoryStore } from './directory.js';
 import { SqliteErasureStore } from './erasure.js';
-import { createStoreFile } from './file.js';
+import { ErasureThread } from './erasure-thread.js';
 import { SqliteImportWriter } from './import.js';
 import { SqliteKeyStore } from './keys.js';
 import { SqliteLeadStore } from './leads.js';
@@ -33,6 +34,7 @@ export class SqliteStore implements Store {
   private consoleStore?: SqliteConsoleStore;
   private erasureStore?: SqliteErasureStore;
   private retentionStore?: SqliteRetentionStore;
+  private erasureThread: ErasureThread | null = null;
   private privacyStore?: SqlitePrivacyStore;
   private auditStore?: SqliteAuditStore;
   /** Secrets never change once made, so each is read from the file once. */
@@ -42,16 +44,7 @@ export class SqliteStore implements Store {
 
   /** Opens (creating if needed, owner-only: file.ts) the file. Call `migrate()` before using the stores. */
   static open(path: string): SqliteStore {
-    createStoreFile(path);
-    const db = new Database(path);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
-    db.pragma('busy_timeout = 5000');
-    // docs/privacy.md "Physically gone": what a write frees is zeroed, so an erased lead's bytes
-    // do not linger in free space (its cost: bench/RESULTS.md "Erasure").
-    db.pragma('secure_delete = ON');
-    return new SqliteStore(db);
+    return new SqliteStore(connect(path));
   }
 
   /** One instance on the embedded store: it counts in its own memory (MemoryRateLimiter). */
@@ -136,7 +129,7 @@ export class SqliteStore implements Store {
   get retirement(): SqliteRetirementStore {
     if (this.retirementStore === undefined) {
       this.ready();
-      this.retirementStore = new SqliteRetirementStore(this.db);
+      this.retirementStore = new SqliteRetirementStore(this.db, () => this.erasureThread?.erasing() ?? null);
     }
     return this.retirementStore;
   }
@@ -160,7 +153,7 @@ export class SqliteStore implements Store {
   get deliveries(): SqliteDeliveryStore {
     if (this.deliveryStore === undefined) {
       this.ready();
-      this.deliveryStore = new SqliteDeliveryStore(this.db);
+      this.deliveryStore = new SqliteDeliveryStore(this.db, () => this.erasureThread?.erasing() ?? null);
     }
     return this.deliveryStore;
   }
@@ -168,7 +161,9 @@ export class SqliteStore implements Store {
   get erasures(): SqliteErasureStore {
     if (this.erasureStore === undefined) {
       this.ready();
-      this.erasureStore = new SqliteErasureStore(this.db);
+      // A database in memory has no file another connection could open: erasures stay here.
+      this.erasureThread = this.db.memory ? null : new ErasureThread(this.db.name);
+      this.erasureStore = new SqliteErasureStore(this.db, this.erasureThread);
     }
     return this.erasureStore;
   }
@@ -218,6 +213,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.erasureThread?.close();
     if (this.db.open) this.db.close();
   }
 }
