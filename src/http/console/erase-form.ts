@@ -49,8 +49,9 @@ export async function erasePerson(
       throw new ConsolePageError(400, 'Not erased', 'Give the person’s e-mail address.');
     throw err;
   });
-  // As the API: the freed space is reclaimed after the answer (docs/privacy.md "Physically gone").
-  reclaimAfterErasure(deps.store).catch(() => undefined);
+  // As `leadline erase`: the freed space is reclaimed before the receipt is shown (docs/privacy.md
+  // "Physically gone"); a person at a form can wait the checkpoint or VACUUM out.
+  await reclaimAfterErasure(deps.store);
   return receiptNotice(receipt);
 }
 

@@ -57,6 +57,10 @@ export class ErasureThread {
   async close(): Promise<void> {
     const w = this.worker;
     this.worker = null;
+    // Referenced while it ends: the thread is unreferenced between orders, and the exit that
+    // settles terminate() would not keep the event loop alive — a closing process (a test's
+    // last hook) could end with the promise pending.
+    w?.ref();
     if (w !== null) await w.terminate();
   }
 
