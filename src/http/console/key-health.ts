@@ -7,9 +7,10 @@ import {
 import { v1CallsByOperation } from '../../retirement/drain.js';
 import { routeSchema } from '../route-schema.js';
 import { type ConsoleDeps, noStore, requireSession, teamInView } from './console-deps.js';
-import { Html, html, when } from './html.js';
+import { type Html, html, when } from './html.js';
 import { keyInScope } from './key-revoke.js';
 import { page, teamQuery } from './layout.js';
+import { callsChart } from './v1-page.js';
 
 /**
  * A key's API health (docs/console.md "API health"; issue 42 §4): what the integration that owns
@@ -67,19 +68,8 @@ function standing(h: KeyDeprecations): Html {
 }
 
 function chart(h: KeyDeprecations, days: number, now: number): Html {
-  const calls = v1CallsByOperation(h.rows, new Set([h.key.id]), days, now);
   if (h.calls.length === 0) return html`<p>This key made no v1 call in the last ${days} days.</p>`;
-  const data = JSON.stringify(calls).replaceAll('<', '\\u003c');
-  const head = calls.series.map((s) => html`<th scope="col">${s.operation}</th>`);
-  const rows = calls.days.map(
-    (day, i) =>
-      html`<tr><th scope="row">${day}</th>${calls.series.map((s) => html`<td class="num">${s.calls[i] ?? 0}</td>`)}</tr>`,
-  );
-  // JSON the external console.js draws (a data block is not run, so the CSP holds).
-  return html`<div id="chart" class="chart" role="img" aria-labelledby="chart-title"></div>
-<script type="application/json" id="chart-data">${new Html(data)}</script>
-<details><summary>The numbers behind the chart</summary><div class="scroll"><table><caption>v1 calls per day</caption>
-<thead><tr><th scope="col">Day</th>${head}</tr></thead><tbody>${rows}</tbody></table></div></details>`;
+  return callsChart(v1CallsByOperation(h.rows, new Set([h.key.id]), days, now));
 }
 
 function successors(h: KeyDeprecations, deps: ConsoleDeps): Html {

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { drainShare, retirementTimeline, stillOnV1 } from '../../retirement/drain.js';
+import { type CallsByOperation, drainShare, retirementTimeline, stillOnV1 } from '../../retirement/drain.js';
 import { routeSchema } from '../route-schema.js';
 import { type ConsoleDeps, noStore, requireSession, teamInView } from './console-deps.js';
 import { Html, html, when } from './html.js';
@@ -30,7 +30,7 @@ export function v1Page(app: FastifyInstance, deps: ConsoleDeps): void {
 <p class="share"><meter id="share" min="0" max="100" value="${pct}" aria-describedby="share-text"></meter>
 <span id="share-text">${share.migrated} of ${share.calledV1} keys that called v1 have moved (${pct}%).</span></p>
 <h2 id="chart-title">v1 calls per day, by operation</h2>
-${chart(view)}
+${callsChart(view.calls)}
 <h2>Keys still on v1 (last ${view.days} days)</h2>
 ${stillTable(view)}
 <h2>Timeline</h2>
@@ -39,12 +39,13 @@ ${timeline(view, deps)}`;
   });
 }
 
-function chart(view: V1View): Html {
-  const data = JSON.stringify(view.calls).replaceAll('<', '\\u003c');
-  const head = view.calls.series.map((s) => html`<th scope="col">${s.operation}</th>`);
-  const rows = view.calls.days.map(
+/** The v1 calls per day by operation: uPlot's element and data, and the same numbers as a table (the key health page too). */
+export function callsChart(calls: CallsByOperation): Html {
+  const data = JSON.stringify(calls).replaceAll('<', '\\u003c');
+  const head = calls.series.map((s) => html`<th scope="col">${s.operation}</th>`);
+  const rows = calls.days.map(
     (day, i) =>
-      html`<tr><th scope="row">${day}</th>${view.calls.series.map((s) => html`<td class="num">${s.calls[i] ?? 0}</td>`)}</tr>`,
+      html`<tr><th scope="row">${day}</th>${calls.series.map((s) => html`<td class="num">${s.calls[i] ?? 0}</td>`)}</tr>`,
   );
   // Not script: JSON the external console.js reads (a data block is not run, so the CSP holds).
   return html`<div id="chart" class="chart" role="img" aria-labelledby="chart-title"></div>
