@@ -92,9 +92,21 @@ export function scheduledBrownout(
  * interval, so a client log shows it and a client can read it (docs/v1-deprecation-policy.md).
  */
 export function brownoutWarning(b: Brownout): string {
-  const window = `${new Date(b.startsAt).toISOString()}/${new Date(b.endsAt).toISOString()}`;
-  return `299 - "v1-brownout-scheduled ${window}: v1 answers 410 to this key in this window; move to the v2 request in the migration guide"`;
+  let text = WARNINGS.get(b);
+  if (text === undefined) {
+    const window = `${new Date(b.startsAt).toISOString()}/${new Date(b.endsAt).toISOString()}`;
+    text = `299 - "v1-brownout-scheduled ${window}: v1 answers 410 to this key in this window; move to the v2 request in the migration guide"`;
+    WARNINGS.set(b, text);
+  }
+  return text;
 }
+
+/**
+ * Each window's Warning, made once: it goes on every v1 answer to the keys it covers, and the
+ * brownout cache hands out the same window objects between its reads (bench/RESULTS.md: the
+ * text made per answer cost ~10 % of a getLastLead).
+ */
+const WARNINGS = new WeakMap<Brownout, string>();
 
 export function brownoutError(b: Brownout, successor: SuccessorRequest, guide: string): AppError {
   const ends = new Date(b.endsAt).toISOString();
