@@ -18,6 +18,8 @@ export const AUDIT_ACTIONS = [
   'lead.erased',
   'subject_access.answered',
   'retention.run',
+  'retention.policy_set',
+  'retention.policy_cleared',
   'leads.bulk_read',
 ] as const;
 

@@ -41,9 +41,12 @@ export function registerRetentionCommands(program: Command, withContext: Command
     .action((opts: { team: string; days: string }) =>
       withContext(async ({ store, out }) => {
         const days = /^[0-9]{1,6}$/.test(opts.days) ? Number(opts.days) : Number.NaN;
-        const policy = await setRetention(store, { teamId: teamOf(opts.team), days, now: Date.now() }).catch(
-          refused,
-        );
+        const policy = await setRetention(store, {
+          teamId: teamOf(opts.team),
+          days,
+          now: Date.now(),
+          actor: { via: 'operator' },
+        }).catch(refused);
         out.result(
           policyToWire(policy),
           `team ${policy.teamId}: leads are kept ${policy.days} days after their last change`,
@@ -57,7 +60,11 @@ export function registerRetentionCommands(program: Command, withContext: Command
     .action((opts: { team: string }) =>
       withContext(async ({ store, out }) => {
         const teamId = teamOf(opts.team);
-        if (!(await clearRetention(store, { teamId }).catch(refused)))
+        if (
+          !(await clearRetention(store, { teamId, now: Date.now(), actor: { via: 'operator' } }).catch(
+            refused,
+          ))
+        )
           throw new CommandError(`--team: team ${teamId} has no retention policy`);
         out.result({ cleared: true, teamId }, `team ${teamId}: retention policy removed`);
       }),

@@ -66,6 +66,11 @@ for (const engine of enginesUnderTest()) {
       assert.match(saved.body, /Retention policy saved: leads not changed for 90 days/);
       assert.match(saved.body, /erased <strong>90 days<\/strong> after their last change/);
       assert.equal(await daysOf(A), 90);
+      const audit = await store.audit.list({ teamId: A, action: null, since: null }, null, 10);
+      assert.deepEqual(
+        audit.map((r) => [r.action, r.actor, r.details]),
+        [['retention.policy_set', { via: 'console', memberId: ADMIN_A }, { days: 90, previousDays: null }]],
+      );
     });
 
     test('never another team’s: 404 and unchanged', async () => {
@@ -97,6 +102,14 @@ for (const engine of enginesUnderTest()) {
       assert.match(off.body, /turned off/);
       assert.equal(await daysOf(B), null);
       assert.equal(await daysOf(A), 90);
+      const audit = await store.audit.list({ teamId: B, action: null, since: null }, null, 10);
+      assert.deepEqual(
+        audit.map((r) => [r.action, r.actor.via, r.details]),
+        [
+          ['retention.policy_cleared', 'operator', { previousDays: 30 }],
+          ['retention.policy_set', 'operator', { days: 30, previousDays: null }],
+        ],
+      );
     });
   });
 }

@@ -69,22 +69,38 @@ for (const engine of enginesUnderTest()) {
     });
     after(() => made.cleanup());
 
-    test('policies: set, replaced, listed, cleared; bad days and unknown teams refused', async () => {
+    test('policies: set, replaced, listed, cleared, each change audited; bad days and unknown teams refused', async () => {
+      const by = { via: 'operator' } as const;
       await assert.rejects(
-        setRetention(store, { teamId: TEAM, days: 0, now: NOW }),
+        setRetention(store, { teamId: TEAM, days: 0, now: NOW, actor: by }),
         code('invalid-parameters'),
       );
       await assert.rejects(
-        setRetention(store, { teamId: TEAM, days: 1.5, now: NOW }),
+        setRetention(store, { teamId: TEAM, days: 1.5, now: NOW, actor: by }),
         code('invalid-parameters'),
       );
-      await assert.rejects(setRetention(store, { teamId: 9999, days: 30, now: NOW }), code('not-found'));
+      await assert.rejects(
+        setRetention(store, { teamId: 9999, days: 30, now: NOW, actor: by }),
+        code('not-found'),
+      );
       assert.deepEqual(await retentionPolicies(store), []);
-      await setRetention(store, { teamId: OTHER, days: 30, now: NOW - 5 });
-      assert.equal(await clearRetention(store, { teamId: OTHER }), true);
-      assert.equal(await clearRetention(store, { teamId: OTHER }), false);
-      await setRetention(store, { teamId: TEAM, days: 30, now: NOW - 1 });
-      const set = await setRetention(store, { teamId: TEAM, days: 365, now: NOW });
+      const admin = { via: 'console', memberId: 7 } as const;
+      await setRetention(store, { teamId: OTHER, days: 30, now: NOW - 5, actor: admin });
+      await setRetention(store, { teamId: OTHER, days: 90, now: NOW - 4, actor: by });
+      assert.equal(await clearRetention(store, { teamId: OTHER, now: NOW - 3, actor: admin }), true);
+      assert.equal(await clearRetention(store, { teamId: OTHER, now: NOW - 2, actor: by }), false);
+      const changes = await store.audit.list({ teamId: OTHER, action: null, since: null }, null, 100);
+      assert.deepEqual(
+        changes.map((r) => [r.at, r.action, r.actor, r.details]),
+        [
+          [NOW - 3, 'retention.policy_cleared', admin, { previousDays: 90 }],
+          [NOW - 4, 'retention.policy_set', by, { days: 90, previousDays: 30 }],
+          [NOW - 5, 'retention.policy_set', admin, { days: 30, previousDays: null }],
+        ],
+        'newest first',
+      );
+      await setRetention(store, { teamId: TEAM, days: 30, now: NOW - 1, actor: by });
+      const set = await setRetention(store, { teamId: TEAM, days: 365, now: NOW, actor: by });
       assert.deepEqual(set, {
         teamId: TEAM,
         days: 365,
@@ -127,7 +143,9 @@ for (const engine of enginesUnderTest()) {
       // setup's update of `corrected` has its own).
       const audit = await store.audit.list({ teamId: TEAM, action: null, since: null }, null, 100);
       assert.deepEqual(
-        audit.filter((r) => r.action !== 'lead.updated').map((r) => [r.action, r.actor, r.details]),
+        audit
+          .filter((r) => r.action !== 'lead.updated' && !r.action.startsWith('retention.policy_'))
+          .map((r) => [r.action, r.actor, r.details]),
         [['retention.run', { via: 'operator' }, { days: 365, leads: 2, erasureIds: team?.erasureIds }]],
       );
       const left = await uuidsOf(store, TEAM);

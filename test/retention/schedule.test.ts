@@ -53,7 +53,7 @@ for (const engine of enginesUnderTest()) {
     };
 
     test('two instances erase the due leads on their schedule, each once, and stop cleanly', async () => {
-      await setRetention(made.store, { teamId: TEAM, days: 30, now: Date.now() });
+      await setRetention(made.store, { teamId: TEAM, days: 30, now: Date.now(), actor: { via: 'operator' } });
       const env = { LEADLINE_RETENTION_INTERVAL_SECONDS: '1' };
       servers = await Promise.all([
         startServerProcess(storeArgs(made.location), env),

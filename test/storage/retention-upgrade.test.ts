@@ -30,7 +30,7 @@ async function checkUpgraded(store: Store): Promise<void> {
   assert.ok(report.applied.includes('14-retention'), report.applied.join(', '));
   const old = await store.erasures.receipt(RECEIPT);
   assert.deepEqual([old?.requestedBy, old?.teamId, old?.counts.leads], [{ via: 'operator' }, TEAM, 1]);
-  await setRetention(store, { teamId: TEAM, days: 30, now: NOW });
+  await setRetention(store, { teamId: TEAM, days: 30, now: NOW, actor: { via: 'operator' } });
   const run = await runRetention(store, {
     dryRun: false,
     now: NOW,

@@ -6596,7 +6596,7 @@ export interface operations {
             query?: {
                 cursor?: string;
                 limit?: number;
-                action?: "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.removed" | "webhook.secret_rotated" | "brownout.scheduled" | "brownout.removed" | "lead.updated" | "lead.merged" | "lead.erased" | "subject_access.answered" | "retention.run" | "leads.bulk_read";
+                action?: "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.removed" | "webhook.secret_rotated" | "brownout.scheduled" | "brownout.removed" | "lead.updated" | "lead.merged" | "lead.erased" | "subject_access.answered" | "retention.run" | "retention.policy_set" | "retention.policy_cleared" | "leads.bulk_read";
                 /** @description Records at or after this instant. */
                 since?: string;
                 /** @description `ndjson`: every matching record, streamed (no `limit` or `cursor` with it). */
@@ -6668,7 +6668,7 @@ export interface operations {
                                     via: "operator" | "server";
                                 };
                                 /** @enum {string} */
-                                action: "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.removed" | "webhook.secret_rotated" | "brownout.scheduled" | "brownout.removed" | "lead.updated" | "lead.merged" | "lead.erased" | "subject_access.answered" | "retention.run" | "leads.bulk_read";
+                                action: "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.removed" | "webhook.secret_rotated" | "brownout.scheduled" | "brownout.removed" | "lead.updated" | "lead.merged" | "lead.erased" | "subject_access.answered" | "retention.run" | "retention.policy_set" | "retention.policy_cleared" | "leads.bulk_read";
                                 /** @description Ids, counts and event types the action touched: never a personal value. */
                                 details: Record<string, never>;
                             }[];
@@ -6716,7 +6716,7 @@ export interface operations {
                             via: "operator" | "server";
                         };
                         /** @enum {string} */
-                        action: "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.removed" | "webhook.secret_rotated" | "brownout.scheduled" | "brownout.removed" | "lead.updated" | "lead.merged" | "lead.erased" | "subject_access.answered" | "retention.run" | "leads.bulk_read";
+                        action: "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.removed" | "webhook.secret_rotated" | "brownout.scheduled" | "brownout.removed" | "lead.updated" | "lead.merged" | "lead.erased" | "subject_access.answered" | "retention.run" | "retention.policy_set" | "retention.policy_cleared" | "leads.bulk_read";
                         /** @description Ids, counts and event types the action touched: never a personal value. */
                         details: Record<string, never>;
                     };
@@ -6806,7 +6806,7 @@ export interface operations {
             query?: {
                 cursor?: string;
                 limit?: number;
-                action?: "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.removed" | "webhook.secret_rotated" | "brownout.scheduled" | "brownout.removed" | "lead.updated" | "lead.merged" | "lead.erased" | "subject_access.answered" | "retention.run" | "leads.bulk_read";
+                action?: "key.created" | "key.revoked" | "webhook.created" | "webhook.updated" | "webhook.removed" | "webhook.secret_rotated" | "brownout.scheduled" | "brownout.removed" | "lead.updated" | "lead.merged" | "lead.erased" | "subject_access.answered" | "retention.run" | "retention.policy_set" | "retention.policy_cleared" | "leads.bulk_read";
                 /** @description Records at or after this instant. */
                 since?: string;
                 /** @description `ndjson`: every matching record, streamed (no `limit` or `cursor` with it). */

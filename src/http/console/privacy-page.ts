@@ -28,7 +28,7 @@ export function privacyPage(app: FastifyInstance, deps: ConsoleDeps): void {
     const session = await requireSession(request, deps);
     checkCsrf(session, request.body);
     const team = await teamInView(session, (request.query as Record<string, unknown>).team, deps);
-    const notice = await saveRetention(deps, team, request.body as Record<string, unknown>);
+    const notice = await saveRetention(deps, session, team, request.body as Record<string, unknown>);
     return noStore(reply).send(await renderPrivacy(deps, session, team, notice));
   });
   app.post('/privacy/erase', { schema: routeSchema('consoleErasePerson') }, async (request, reply) => {

@@ -5,7 +5,7 @@ import {
   setRetention,
 } from '../../retention/policy.js';
 import { AppError } from '../../shared/errors.js';
-import { type ConsoleDeps, ConsolePageError, type ConsoleSession } from './console-deps.js';
+import { type ConsoleDeps, ConsolePageError, type ConsoleSession, consoleActor } from './console-deps.js';
 import { type Html, html, when } from './html.js';
 import { teamQuery } from './layout.js';
 
@@ -55,26 +55,34 @@ Last run: ${policy.lastRunAt === null ? 'not yet' : html`${when(policy.lastRunAt
  */
 export async function saveRetention(
   deps: ConsoleDeps,
+  session: ConsoleSession,
   team: number | null,
   form: Record<string, unknown>,
 ): Promise<Html> {
   if (team === null) throw new ConsolePageError(400, 'Not saved', 'Choose a team first.');
   if (form.clear === 'yes') {
-    const cleared = await clearRetention(deps.store, { teamId: team });
+    const cleared = await clearRetention(deps.store, {
+      teamId: team,
+      now: deps.now(),
+      actor: consoleActor(session),
+    });
     return html`<p role="status" class="notice">${cleared ? 'Retention policy turned off: leads are kept.' : 'There was no retention policy.'}</p>`;
   }
   const raw = typeof form.days === 'string' ? form.days.trim() : '';
   const days = /^[0-9]{1,6}$/.test(raw) ? Number(raw) : Number.NaN;
-  const policy = await setRetention(deps.store, { teamId: team, days, now: deps.now() }).catch(
-    (err: unknown) => {
-      if (err instanceof AppError && err.code === 'invalid-parameters')
-        throw new ConsolePageError(
-          400,
-          'Not saved',
-          `Give the days as a whole number from 1 to ${MAX_RETENTION_DAYS}.`,
-        );
-      throw err;
-    },
-  );
+  const policy = await setRetention(deps.store, {
+    teamId: team,
+    days,
+    now: deps.now(),
+    actor: consoleActor(session),
+  }).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === 'invalid-parameters')
+      throw new ConsolePageError(
+        400,
+        'Not saved',
+        `Give the days as a whole number from 1 to ${MAX_RETENTION_DAYS}.`,
+      );
+    throw err;
+  });
   return html`<p role="status" class="notice">Retention policy saved: leads not changed for ${String(policy.days)} days are erased by the next run.</p>`;
 }
