@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { bulkInsertLeads } from '../support/bulk-leads.js';
-import { auth, keyFor, load, makeStore } from '../support/helpers.js';
+import { auth, keyFor, load, makeStore, tamperedKey } from '../support/helpers.js';
 import { type ServerProcess, startServerProcess, stopAll } from '../support/server-process.js';
 
 /** Issue 2 §5 and §7: structured logs without PII or keys; graceful shutdown under load. */
@@ -72,7 +72,7 @@ describe('logs (issue 2 §7: structured, without PII; §5: keys never logged)', 
       await fetchText(`${base}/getLastLead`, auth(ownerKey)),
       await fetchText(`${base}/getLeadsTimeRange?start=1700000000000`, auth(ownerKey)),
       await fetchText(`${base}/getLastLead?api_key=${ownerKey}`),
-      await fetchText(`${base}/getLastLead`, { authorization: `Bearer ${ownerKey.slice(0, -1)}x` }),
+      await fetchText(`${base}/getLastLead`, { authorization: `Bearer ${tamperedKey(ownerKey)}` }),
       await fetchText(`${base}/getLeadsTimeRange?start=-1&email=pii@visitor.test`, auth(ownerKey)),
     ];
     assert.deepEqual(

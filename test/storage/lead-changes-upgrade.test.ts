@@ -6,6 +6,7 @@ import { after, describe, test } from 'node:test';
 import { updateLead } from '../../src/leads/update-lead.js';
 import type { Store } from '../../src/store.js';
 import { enginesUnderTest } from '../support/engines.js';
+import { eventually } from '../support/helpers.js';
 import { oldPostgresStore, oldSqliteStore } from './old-store.js';
 
 /**
@@ -21,11 +22,16 @@ const UUIDS = ['018bcfe5-6800-7000-8000-000000000011', '018bcfe5-6800-7000-8000-
 async function checkUpgraded(store: Store): Promise<void> {
   const report = await store.migrate();
   assert.deepEqual([report.from, report.applied[0]], [9, '10-lead-changes']);
-  const feed = await store.leads.changes({ teamId: TEAM }, null, 10);
-  assert.deepEqual(
-    feed.leads.map((l) => [l.uuid, l.version, l.mergedInto, l.changedVia]),
-    UUIDS.map((u) => [u, 1, null, null]),
-  );
+  // PostgreSQL's feed holds back positions another session may still commit below (tests run
+  // side by side on one database): read until the upgraded leads show, as a follower would.
+  const feed = await eventually(async () => {
+    const page = await store.leads.changes({ teamId: TEAM }, null, 10);
+    assert.deepEqual(
+      page.leads.map((l) => [l.uuid, l.version, l.mergedInto, l.changedVia]),
+      UUIDS.map((u) => [u, 1, null, null]),
+    );
+    return page;
+  });
   const afterFirst = (await store.leads.changes({ teamId: TEAM }, null, 1)).next;
   assert.deepEqual(
     (await store.leads.changes({ teamId: TEAM }, afterFirst, 10)).leads.map((l) => l.uuid),
@@ -39,12 +45,12 @@ async function checkUpgraded(store: Store): Promise<void> {
     now: Date.now(),
   });
   assert.equal(lead.version, 2);
-  let moved: string[] = [];
-  for (let i = 0; i < 50 && moved.length === 0; i++) {
-    moved = (await store.leads.changes({ teamId: TEAM }, feed.next, 10)).leads.map((l) => l.uuid);
-    if (moved.length === 0) await new Promise((r) => setTimeout(r, 100));
-  }
-  assert.deepEqual(moved, [UUIDS[0]]);
+  await eventually(async () =>
+    assert.deepEqual(
+      (await store.leads.changes({ teamId: TEAM }, feed.next, 10)).leads.map((l) => l.uuid),
+      [UUIDS[0]],
+    ),
+  );
   assert.equal((await store.leads.lastOfMember(TEAM, MEMBER))?.uuid, UUIDS[1]);
 }
 

@@ -54,6 +54,14 @@ export async function makeApp(store: Store, env: Record<string, string> = {}): P
 }
 
 /** Authorization header for a key. */
+/**
+ * `key` with its last character changed: a key that is not the real one, whatever the real one
+ * ends with (changing the last character to a fixed one fails once in the alphabet's size).
+ */
+export function tamperedKey(key: string): string {
+  return `${key.slice(0, -1)}${key.endsWith('x') ? 'y' : 'x'}`;
+}
+
 export function auth(key: string): { authorization: string } {
   return { authorization: `Bearer ${key}` };
 }
