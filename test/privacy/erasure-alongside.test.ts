@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import postgres from 'postgres';
 import { eraseData } from '../../src/privacy/erase.js';
@@ -14,6 +15,18 @@ import { load } from '../support/helpers.js';
  * (src/storage/sqlite/erasure-thread.ts); on PostgreSQL in the database.
  */
 const TEAM = 60;
+
+/** The nice value of each of this process's threads (Linux: /proc/self/task/<tid>/stat, field 19). */
+function threadNices(): number[] {
+  return readdirSync('/proc/self/task').flatMap((tid) => {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      return [Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16])];
+    } catch {
+      return []; // the thread ended while we read
+    }
+  });
+}
 const ADMIN = 601;
 const LEADS = 2_000;
 
@@ -67,6 +80,30 @@ for (const engine of enginesUnderTest()) {
       assert.equal(await store.leads.byUuid({ teamId: TEAM }, erased[0]!), null);
       assert.notEqual(await store.leads.byUuid({ teamId: TEAM }, newest), null);
     });
+
+    // SQLite's erasure thread, and Linux's nice values per thread (what CI runs on).
+    if (engine === 'sqlite' && process.platform === 'linux')
+      test('the erasure thread gives way to the serving thread: it runs at the lowest priority', async () => {
+        const fresh = await makeEngineStore('sqlite');
+        try {
+          await load(fresh.store, [
+            { type: 'team', id: TEAM, name: 'Alongside' },
+            { type: 'member', id: ADMIN, teamId: TEAM, email: 'a@c.test', pid: 'pa', role: 'admin' },
+            { type: 'lead', userId: ADMIN, id: 'x', epoch: 1_700_000_000_000, isLead: true, name: 'X' },
+          ]);
+          const lowest = () => threadNices().filter((n) => n === 19).length;
+          const before = lowest();
+          const [lead] = (await fresh.store.leads.changes({ teamId: TEAM }, null, 1)).leads;
+          await eraseData(fresh.store, {
+            by: { operator: { teamId: TEAM } },
+            leadIds: [lead!.uuid],
+            now: Date.now(),
+          });
+          assert.equal(lowest(), before + 1, 'one more thread at nice 19: the erasure thread');
+        } finally {
+          await fresh.cleanup();
+        }
+      });
 
     test("the usage ledger's write during an erasure waits without holding the thread, then is stored", async () => {
       const ids: string[] = [];
