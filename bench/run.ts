@@ -13,6 +13,7 @@
  * BENCH_ROUNDS, BENCH_ENGINES=sqlite,postgres, BENCH_IMPORT_LEADS (P5, default 100000),
  * BENCH_PROFILE=1 (servers run with --cpu-prof into BENCH_PROFILE_DIR, default $TMPDIR/leadline-profiles), BENCH_LOADGEN=autocannon,
  * BENCH_IMPORTED_AT_MOST (default 1000000: larger sizes are imported up to it, then copied in SQL),
+ * BENCH_BROWNOUT_AHEAD=1 (a v1 brownout 5 days ahead of the bench key: every v1 answer carries Warning),
  * BENCH_SCENARIOS=p1,p6 (a subset of p1,p2,p3a,p3bc,p4,p5,p6; RESULTS.md is then not written),
  * LEADLINE_TEST_DATABASE_URL (PostgreSQL, default postgres://postgres@127.0.0.1:5432/test),
  * LEADLINE_TEST_REDIS_URL (P1's leadline with Redis, default redis://127.0.0.1:6379).

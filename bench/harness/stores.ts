@@ -85,6 +85,17 @@ export async function prepare(
   }
   // Keys made after the v1 freeze are refused by v1 unless granted legacy access.
   const { key } = await createKey(store, { member: 1, legacyV1: true });
+  // BENCH_BROWNOUT_AHEAD=1: a v1 brownout 5 days ahead of every key, so every v1 answer carries
+  // the `Warning` of issue 42 (its cost beside a run without).
+  if (process.env.BENCH_BROWNOUT_AHEAD === '1') {
+    const at = Date.now() + 5 * 86_400_000;
+    await store.retirement.addBrownout({
+      startsAt: at,
+      endsAt: at + 3_600_000,
+      keyIds: null,
+      createdAt: Date.now(),
+    });
+  }
   await store.close();
   await settle(engine, where);
   return { engine, size, where, key };
