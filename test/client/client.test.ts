@@ -189,6 +189,36 @@ for (const engine of enginesUnderTest()) {
       assert.deepEqual(got, [added.leadId]);
     });
 
+    test('changes with follow and wait: the server holds the call until a lead is stored', {
+      timeout: 60_000,
+    }, async () => {
+      const client = createLeadline({ baseUrl: base, apiKey: fx.key(BERLIN.member) });
+      let cursor: string | null = null;
+      for await (const page of client.leads.changes()) cursor = page.cursor;
+      const stop = new AbortController();
+      const got: string[] = [];
+      const following = (async () => {
+        // An hour between polls: only the server's long-poll can bring the lead within the test.
+        for await (const page of client.leads.changes({
+          cursor,
+          follow: true,
+          wait: 30,
+          pollIntervalMs: 3_600_000,
+          signal: stop.signal,
+        })) {
+          got.push(...page.leads.map((l) => l.leadId));
+          stop.abort();
+        }
+      })();
+      await eventually(async () => assert.equal(fx.store.feed.waiting(), 1));
+      const added = await client.leads.create({
+        leadSource: 'MANUAL',
+        systemFields: { fullName: 'Waited for' },
+      });
+      await assert.rejects(following, (e: unknown) => (e as Error).name === 'AbortError');
+      assert.deepEqual(got, [added.leadId]);
+    });
+
     test('update and merge: versions as etag, a stale ifMatch is a 412 LeadlineError, duplicates, the merged lead gone', async () => {
       const client = createLeadline({ baseUrl: base, apiKey: fx.key(BERLIN.member) });
       const one = await client.leads.create({

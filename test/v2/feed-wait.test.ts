@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import type { V2Lead } from '../../src/schemas/v2.js';
+import { observeStore } from '../../src/storage/observed-store.js';
 import { PostgresStore } from '../../src/storage/postgres/store.js';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import type { Store } from '../../src/store.js';
@@ -317,6 +318,31 @@ for (const engine of enginesUnderTest()) {
       assert.equal((await again.events.lead()).lead.leadId, two.leadId);
       again.stop.abort();
       await eventually(async () => assert.equal(a.store.feed.waiting(), 0), LONG * 1000);
+    });
+
+    it('the store as metrics observe it shares the store’s one signal (which the store’s close ends)', () => {
+      const observed = observeStore(a.store, { metrics: null, tracer: null, poolMax: null });
+      assert.equal(observed.feed, a.store.feed);
+    });
+
+    it('a closing server answers its long-polls and ends its streams at once', async () => {
+      const c = await serve(a.store);
+      const poll = await caughtUp(c.app, key, []);
+      const answer = fetch(`${c.base}${V2}/changes?wait=${LONG}&cursor=${encodeURIComponent(poll)}`, {
+        headers: auth(key),
+      });
+      const { events } = await openStream(c.base, key, { 'last-event-id': poll });
+      await eventually(async () => assert.equal(a.store.feed.waiting(), 2), LONG * 1000);
+      // Without the let-go the long-poll would hold the close for its 30 s, the stream forever.
+      await c.app.close();
+      const res = await answer;
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get('connection'), 'close');
+      assert.deepEqual(((await res.json()) as { data: ChangesPage }).data.leads, []);
+      await assert.rejects(async () => {
+        for (;;) await events.next();
+      }, /the stream ended/);
+      assert.equal(a.store.feed.waiting(), 0);
     });
 
     it('a stream with nothing to send gives a bookmark to resume from; a bad Last-Event-ID is a 400', async () => {
