@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import type { V2Lead } from '../../src/schemas/v2.js';
+import { Compile } from 'typebox/compile';
+import { V2Lead } from '../../src/schemas/v2.js';
 import { observeStore } from '../../src/storage/observed-store.js';
 import { PostgresStore } from '../../src/storage/postgres/store.js';
 import { SqliteStore } from '../../src/storage/sqlite/store.js';
@@ -17,6 +18,7 @@ import { assertV2Ok, assertV2Problem, get, post, V2 } from './client.js';
  * second store on the same SQLite file (another connection), a second store and app on the same
  * PostgreSQL schema (LISTEN/NOTIFY) — over real HTTP, so disconnects and streams are real.
  */
+const checkLead = Compile(V2Lead);
 const TEAM = 811;
 const OTHER_TEAM = 812;
 const ADMIN = 8111;
@@ -137,7 +139,11 @@ class EventReader {
   async lead(): Promise<{ id: string; lead: V2Lead }> {
     for (;;) {
       const b = await this.next();
-      if (b.event === 'lead') return { id: b.id!, lead: JSON.parse(b.data!) as V2Lead };
+      if (b.event !== 'lead') continue;
+      const lead = JSON.parse(b.data!) as V2Lead;
+      // The same lead as a page holds (the OpenAPI document's V2Lead).
+      assert.ok(checkLead.Check(lead), `v2 lead shape: ${JSON.stringify([...checkLead.Errors(lead)][0])}`);
+      return { id: b.id!, lead };
     }
   }
 }
