@@ -197,6 +197,7 @@ for (const engine of enginesUnderTest()) {
       for await (const page of client.leads.changes()) cursor = page.cursor;
       const stop = new AbortController();
       const got: string[] = [];
+      let wanted: string | null = null;
       const following = (async () => {
         // An hour between polls: only the server's long-poll can bring the lead within the test.
         for await (const page of client.leads.changes({
@@ -207,16 +208,23 @@ for (const engine of enginesUnderTest()) {
           signal: stop.signal,
         })) {
           got.push(...page.leads.map((l) => l.leadId));
-          stop.abort();
+          if (wanted !== null && got.includes(wanted)) stop.abort();
         }
-      })();
+      })().then(
+        () => null,
+        (e: unknown) => e as Error,
+      );
+      // On PostgreSQL a lead of an earlier test may come first (the feed holds leads back while
+      // older transactions are open): the follower ends up waiting on the server all the same.
       await eventually(async () => assert.equal(fx.store.feed.waiting(), 1));
       const added = await client.leads.create({
         leadSource: 'MANUAL',
         systemFields: { fullName: 'Waited for' },
       });
-      await assert.rejects(following, (e: unknown) => (e as Error).name === 'AbortError');
-      assert.deepEqual(got, [added.leadId]);
+      wanted = added.leadId;
+      if (got.includes(wanted)) stop.abort();
+      assert.equal((await following)?.name, 'AbortError');
+      assert.equal(got.at(-1), added.leadId);
     });
 
     test('update and merge: versions as etag, a stale ifMatch is a 412 LeadlineError, duplicates, the merged lead gone', async () => {
