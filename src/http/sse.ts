@@ -35,12 +35,20 @@ export function lastEventId(request: FastifyRequest): string | undefined {
  */
 export function requestGone(reply: FastifyReply, closing: AbortSignal): AbortSignal {
   const gone = new AbortController();
+  if (closing.aborted) {
+    gone.abort();
+    return gone.signal;
+  }
+  // Not AbortSignal.any: the server's `closing` lives as long as the app, and every request
+  // joined to it must be let go when the request ends, not kept by it.
+  const onClosing = () => gone.abort();
+  closing.addEventListener('abort', onClosing, { once: true });
   const res = reply.raw;
-  const onClose = () => {
+  res.once('close', () => {
+    closing.removeEventListener('abort', onClosing);
     if (!res.writableFinished) gone.abort();
-  };
-  res.once('close', onClose);
-  return AbortSignal.any([gone.signal, closing]);
+  });
+  return gone.signal;
 }
 
 export interface SseEvent {

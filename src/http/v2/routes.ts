@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { AppError } from '../../shared/errors.js';
 import { routeSchema } from '../route-schema.js';
@@ -34,6 +35,8 @@ export async function v2Routes(app: FastifyInstance, deps: V2Deps): Promise<void
   // Waiting feed requests (long-polls, event streams) let go as the server begins to close,
   // so a shutdown is not held up by them for the grace period.
   const closing = new AbortController();
+  // One listener per waiting request: thousands are expected, not a leak.
+  setMaxListeners(0, closing.signal);
   app.addHook('preClose', async () => closing.abort());
   const routes: V2Route[] = [
     { name: 'searchLeads', url: `${V2_PREFIX}/search`, methods: ['POST'], handler: searchLeads },
