@@ -71,6 +71,12 @@ export interface Config {
   retention: RetentionConfig;
   /** A v1 range or v2 search page returning more leads than this leaves a `leads.bulk_read` audit record. */
   auditBulkRead: number;
+  /**
+   * Waiting feed requests (docs/v2.md "Waiting for changes"): the longest `wait=` a long-poll
+   * may ask for, and how often a Server-Sent Events stream sends a heartbeat comment — below the
+   * idle timeout of any proxy in front, so the proxy never closes a quiet stream.
+   */
+  feed: { maxWaitSeconds: number; heartbeatSeconds: number };
 }
 
 export class ConfigError extends Error {
@@ -165,6 +171,10 @@ export function loadConfig(
     webhooks: webhookSettings(get, int, problems),
     retention: retentionSettings(int),
     auditBulkRead: int('LEADLINE_AUDIT_BULK_READ', 500, 0, 1_000_000_000),
+    feed: {
+      maxWaitSeconds: int('LEADLINE_FEED_MAX_WAIT_SECONDS', 30, 1, 3600),
+      heartbeatSeconds: int('LEADLINE_FEED_HEARTBEAT_SECONDS', 15, 1, 3600),
+    },
   };
   if (problems.length > 0) throw new ConfigError(problems);
   return config;

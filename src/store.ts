@@ -3,6 +3,7 @@ import type { ConsoleStore } from './console/console.port.js';
 import type { DirectoryStore } from './directory/directory.port.js';
 import type { ImportWriter } from './import/import.port.js';
 import type { KeyStore } from './keys/keys.port.js';
+import type { FeedSignal } from './leads/feed.port.js';
 import type { LeadStore } from './leads/leads.port.js';
 import type { ErasureStore } from './privacy/erasure.port.js';
 import type { PrivacyStore } from './privacy/privacy.port.js';
@@ -43,6 +44,12 @@ export interface Store {
   readonly retention: RetentionStore;
   /** The append-only audit log (docs/privacy.md "Audit log"). */
   readonly audit: AuditStore;
+  /**
+   * "Something new was stored" for waiting feed requests (docs/v2.md "Waiting for changes"):
+   * a polled marker on SQLite, LISTEN/NOTIFY on PostgreSQL; started by the first waiter,
+   * ended by `close()`.
+   */
+  readonly feed: FeedSignal;
   /**
    * The rate-limit counters every instance on the store shares (PostgreSQL), for windows of
    * `windowSeconds`; null for the embedded store, whose one instance counts in its own memory.

@@ -59,6 +59,8 @@ export interface SearchPosition {
  */
 export interface ChangesPage {
   leads: StoredLead[];
+  /** Each lead's own position (a stream resumes after any of them: Server-Sent Events' ids). */
+  positions: string[];
   /** Position after the last lead returned; the given position when the page is empty. */
   next: string;
 }

@@ -45,6 +45,9 @@ export function observeStore(
   }
   const observed: Store = Object.create(store, {
     ...parts,
+    // Not timed (a watch lasts as long as a request waits), and made on the store itself, so
+    // the store's close() ends it — not on this wrapper, where a lazy getter would put it.
+    feed: { get: () => store.feed },
     // The embedded store has no shared counters (its one instance counts in memory): nothing to time.
     rateCounters: {
       value: (windowSeconds: number): SharedCounters | null => {

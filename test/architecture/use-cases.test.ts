@@ -34,6 +34,9 @@ const READS: Record<string, string[]> = {
     'isEmpty',
     'maxIds',
   ],
+  // Waiting on the feed writes nothing; `close` belongs to the store's own close.
+  FeedSignal: ['watch', 'waiting'],
+  FeedWatch: ['next', 'close'],
   ImportWriter: ['teams', 'members', 'collectors', 'staged'],
   KeyStore: ['list', 'findByDisplay'],
   LeadStore: [

@@ -229,6 +229,8 @@ for (const engine of enginesUnderTest())
         ['/api/pub/v2/leads/changes?limit=2', 200],
         ['/api/pub/v2/leads/changes?limit=0', 400],
         ['/api/pub/v2/leads/changes?cursor=not-a-cursor', 400],
+        ['/api/pub/v2/leads/changes?limit=2&wait=0', 200],
+        ['/api/pub/v2/leads/changes?wait=forever', 400],
         [`/api/pub/v2/leads/${leadId}`, 200],
         [`/api/pub/v2/leads/${UNKNOWN_UUID}`, 404],
         ['/api/pub/v2/leads/not-a-uuid', 404],

@@ -84,6 +84,11 @@ export interface ChangesPage {
   cursor: string;
 }
 
+/** A page of the change feed as the server sends it (JSON). */
+type ChangesWire = NonNullable<
+  paths['/api/pub/v2/leads/changes']['get']['responses']['200']['content']['application/json']['data']
+>;
+
 export interface ChangesOptions {
   /** Where to resume: a `cursor` persisted from an earlier page; none starts at the beginning. */
   cursor?: string | null;
@@ -91,8 +96,14 @@ export interface ChangesOptions {
   limit?: number;
   /** Keep polling once caught up (default false: stop at the end of the feed). */
   follow?: boolean;
-  /** Wait between polls when following (default 5 s). */
+  /** Wait between polls when following (default 5 s); not used with `wait`. */
   pollIntervalMs?: number;
+  /**
+   * When following: once caught up, ask the server to hold each call up to this many seconds
+   * until a new lead is stored (long-poll, `wait=`; at most the server's limit, 30 s by default),
+   * so a new lead arrives at once instead of after the next poll interval.
+   */
+  wait?: number;
   /** Ends the iteration (following or not), rejecting the pending wait or call. */
   signal?: AbortSignal;
 }
@@ -290,17 +301,25 @@ export function createLeadline(options: LeadlineOptions) {
        * Persist each page's `cursor` after handling its leads; resume from it after a restart.
        */
       async *changes(opts: ChangesOptions = {}): AsyncGenerator<ChangesPage> {
-        let cursor = opts.cursor ?? undefined;
+        let cursor: string | undefined = opts.cursor ?? undefined;
+        let caughtUp = false;
+        const waiting = opts.follow === true && opts.wait !== undefined && opts.wait > 0;
         for (;;) {
-          const query = { limit: opts.limit, cursor };
-          const page = await data(
-            api.GET('/api/pub/v2/leads/changes', { params: { query }, signal: opts.signal }),
+          const query = { limit: opts.limit, cursor, wait: waiting && caughtUp ? opts.wait : undefined };
+          // The JSON answer (the operation also answers text/event-stream, not asked for here).
+          const page: ChangesWire = await data(
+            api.GET('/api/pub/v2/leads/changes', { params: { query }, signal: opts.signal }) as Promise<{
+              data?: { data?: ChangesWire };
+              error?: unknown;
+              response: Response;
+            }>,
           );
           if (page.leads.length > 0) yield { leads: page.leads, cursor: page.pollCursor };
           cursor = page.pollCursor;
-          if (page.nextCursor !== null) continue;
+          caughtUp = page.nextCursor === null;
+          if (!caughtUp) continue;
           if (opts.follow !== true) return;
-          await sleep(opts.pollIntervalMs ?? 5000, opts.signal);
+          if (!waiting) await sleep(opts.pollIntervalMs ?? 5000, opts.signal);
         }
       },
     },

@@ -395,7 +395,7 @@ export interface paths {
         };
         /**
          * Every lead the key may see, in the order they were stored
-         * @description Follow `nextCursor` while it is given; once it is null, poll on later from `pollCursor`. Late uploads appear after everything stored before them.
+         * @description Follow `nextCursor` while it is given; once it is null, poll on later from `pollCursor`. Late uploads appear after everything stored before them. With `wait`, an empty page is held until something new is stored for the key or the seconds pass (long-poll); with `Accept: text/event-stream`, the feed is a stream of Server-Sent Events that stays open ([Waiting for changes](/docs/v2#waiting-for-changes-long-poll-and-server-sent-events)).
          */
         get: operations["leadChanges"];
         put?: never;
@@ -4542,15 +4542,21 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description Leads per page; on an event stream, per read. */
                 limit?: number;
+                /** @description Long-poll: when there is nothing after the cursor, hold the answer up to this many seconds until something new is stored for the key, then answer as usual — an empty page when the time passes. The most a server allows is `LEADLINE_FEED_MAX_WAIT_SECONDS` (30 by default); more is a 400. Ignored on an event stream. */
+                wait?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Event stream only: where to resume — the id of the last event received (an EventSource sends it when it reconnects). Wins over `cursor`. */
+                "Last-Event-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`, an erased one as `{leadId, erased: true}`. */
+            /** @description Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`, an erased one as `{leadId, erased: true}`. With `Accept: text/event-stream`: Server-Sent Events — each lead an event `lead` whose `id` is the cursor after it and whose `data` is the lead as in a page; a `bookmark` event (data `{"cursor": …}`) when a stream catches up before it sent anything; a comment `: heartbeat` every `LEADLINE_FEED_HEARTBEAT_SECONDS` (15 by default). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -4582,6 +4588,69 @@ export interface operations {
                             nextCursor: string | null;
                             pollCursor: string;
                         };
+                    };
+                    /**
+                     * @example {
+                     *       "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                     *       "legacyLeadId": "30008",
+                     *       "assignedMembers": [
+                     *         1013
+                     *       ],
+                     *       "leadSource": "BUSINESS_CARD_SCAN",
+                     *       "captureDatetime": "2024-07-01T12:10:00.000Z",
+                     *       "createdAt": "2024-07-01T12:11:02.417Z",
+                     *       "systemFields": {
+                     *         "firstName": "Tobi",
+                     *         "lastName": "Berg",
+                     *         "fullName": "Tobi Berg",
+                     *         "email": "tobi@example.com",
+                     *         "phone": null,
+                     *         "companyName": "Spree Leads GmbH",
+                     *         "jobTitle": "Buyer",
+                     *         "website": null,
+                     *         "linkedinUrl": null,
+                     *         "twitterUrl": null,
+                     *         "address": null,
+                     *         "note": null,
+                     *         "bio": null,
+                     *         "profileImageUrl": null,
+                     *         "businessCardImageUrl": null,
+                     *         "location": {
+                     *           "label": "Berlin",
+                     *           "latitude": 52.52,
+                     *           "longitude": 13.405
+                     *         },
+                     *         "userPid": "7013"
+                     *       },
+                     *       "v1Fields": {
+                     *         "time": "2024-07-01 14:10:00",
+                     *         "userEmail": "mia@example.com",
+                     *         "isManual": false,
+                     *         "isScan": true,
+                     *         "isRoll": false,
+                     *         "lat": "52.5200",
+                     *         "long": "13.4050"
+                     *       }
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["V2Lead"] | {
+                        /** Format: uuid */
+                        leadId: string;
+                        /**
+                         * Format: uuid
+                         * @description The lead it was merged into.
+                         */
+                        mergedInto: string;
+                    } | {
+                        /** Format: uuid */
+                        leadId: string;
+                        /**
+                         * @description The lead was erased: delete every copy of it.
+                         * @constant
+                         */
+                        erased: true;
+                    } | {
+                        cursor: string;
                     };
                 };
             };
@@ -4656,15 +4725,21 @@ export interface operations {
         parameters: {
             query?: {
                 cursor?: string;
+                /** @description Leads per page; on an event stream, per read. */
                 limit?: number;
+                /** @description Long-poll: when there is nothing after the cursor, hold the answer up to this many seconds until something new is stored for the key, then answer as usual — an empty page when the time passes. The most a server allows is `LEADLINE_FEED_MAX_WAIT_SECONDS` (30 by default); more is a 400. Ignored on an event stream. */
+                wait?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Event stream only: where to resume — the id of the last event received (an EventSource sends it when it reconnects). Wins over `cursor`. */
+                "Last-Event-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`, an erased one as `{leadId, erased: true}`. */
+            /** @description Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`, an erased one as `{leadId, erased: true}`. With `Accept: text/event-stream`: Server-Sent Events — each lead an event `lead` whose `id` is the cursor after it and whose `data` is the lead as in a page; a `bookmark` event (data `{"cursor": …}`) when a stream catches up before it sent anything; a comment `: heartbeat` every `LEADLINE_FEED_HEARTBEAT_SECONDS` (15 by default). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

@@ -53,6 +53,14 @@ export const V2_LEAD_EXAMPLE = {
   },
 };
 
+/** An event stream's bookmark (docs/v2.md "Waiting for changes"): only a new resume point. */
+const FEED_BOOKMARK: Json = {
+  type: 'object',
+  required: ['cursor'],
+  additionalProperties: false,
+  properties: { cursor: { type: 'string' } },
+};
+
 /** A merged lead's entry in the change feed (docs/v2.md "Lead changes"): a follower deletes it. */
 const MERGED_ENTRY: Json = {
   type: 'object',
@@ -172,23 +180,49 @@ export function v2Operations(): Json[] {
     }),
     op('leadChanges', 'Every lead the key may see, in the order they were stored', {
       description:
-        'Follow `nextCursor` while it is given; once it is null, poll on later from `pollCursor`. Late uploads appear after everything stored before them.',
+        'Follow `nextCursor` while it is given; once it is null, poll on later from `pollCursor`. Late uploads appear after everything stored before them. With `wait`, an empty page is held until something new is stored for the key or the seconds pass (long-poll); with `Accept: text/event-stream`, the feed is a stream of Server-Sent Events that stays open ([Waiting for changes](/docs/v2#waiting-for-changes-long-poll-and-server-sent-events)).',
       parameters: [
         { name: 'cursor', in: 'query', schema: { type: 'string' } },
         {
           name: 'limit',
           in: 'query',
+          description: 'Leads per page; on an event stream, per read.',
           schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+        },
+        {
+          name: 'wait',
+          in: 'query',
+          description:
+            'Long-poll: when there is nothing after the cursor, hold the answer up to this many seconds until something new is stored for the key, then answer as usual — an empty page when the time passes. The most a server allows is `LEADLINE_FEED_MAX_WAIT_SECONDS` (30 by default); more is a 400. Ignored on an event stream.',
+          schema: { type: 'integer', minimum: 0, default: 0 },
+        },
+        {
+          name: 'Last-Event-ID',
+          in: 'header',
+          description:
+            'Event stream only: where to resume — the id of the last event received (an EventSource sends it when it reconnects). Wins over `cursor`.',
+          schema: { type: 'string' },
         },
       ],
       responses: {
         '200': {
           description:
-            'Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`, an erased one as `{leadId, erased: true}`.',
+            'Leads in the order of their last change; a merged lead as `{leadId, mergedInto}`, an erased one as `{leadId, erased: true}`. With `Accept: text/event-stream`: Server-Sent Events — each lead an event `lead` whose `id` is the cursor after it and whose `data` is the lead as in a page; a `bookmark` event (data `{"cursor": …}`) when a stream catches up before it sent anything; a comment `: heartbeat` every `LEADLINE_FEED_HEARTBEAT_SECONDS` (15 by default).',
           headers: OK_HEADERS,
-          content: json(
-            page({ pollCursor: { type: 'string' } }, { oneOf: [ref('V2Lead'), MERGED_ENTRY, ERASED_ENTRY] }),
-          ),
+          content: {
+            ...json(
+              page(
+                { pollCursor: { type: 'string' } },
+                { oneOf: [ref('V2Lead'), MERGED_ENTRY, ERASED_ENTRY] },
+              ),
+            ),
+            // Each event's `data` is one of these.
+            'text/event-stream': {
+              schema: { oneOf: [ref('V2Lead'), MERGED_ENTRY, ERASED_ENTRY, FEED_BOOKMARK] },
+              // One event's `data` (the stream's framing is in the description above).
+              example: V2_LEAD_EXAMPLE,
+            },
+          },
         },
         ...keyedProblems(['invalid-parameters', ...KEYED_ERRORS]),
       },

@@ -27,7 +27,12 @@ export interface V2Context {
   store: Store;
   now: number;
   cursors: () => Promise<CursorCodec>;
+  /** Aborts as the server begins to close: waiting requests answer, event streams end. */
+  closing: AbortSignal;
 }
+
+/** A `closing` for routes that never wait. */
+const NEVER_CLOSING = new AbortController().signal;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -70,7 +75,13 @@ export function cursorCodec(store: Store): () => Promise<CursorCodec> {
 }
 
 /** Admits the caller (key, quota; counted as `name` in the usage ledger), runs the operation, answers its JSON with no-store. */
-export function v2Route(name: string, handler: V2Handler, deps: V2Deps, cursors: () => Promise<CursorCodec>) {
+export function v2Route(
+  name: string,
+  handler: V2Handler,
+  deps: V2Deps,
+  cursors: () => Promise<CursorCodec>,
+  closing: AbortSignal = NEVER_CLOSING,
+) {
   return async (request: FastifyRequest, reply: FastifyReply): Promise<unknown> => {
     // Personal data: no cache may keep a v2 answer.
     reply.header('cache-control', 'no-store');
@@ -79,7 +90,7 @@ export function v2Route(name: string, handler: V2Handler, deps: V2Deps, cursors:
     markUsage(request, { keyId: caller.keyId, api: 'v2', operation: name });
     (await countAgainstQuota(reply, deps.rateLimiter, caller))();
     const body = await handler(
-      { caller, config: deps.config, store: deps.store, now, cursors },
+      { caller, config: deps.config, store: deps.store, now, cursors, closing },
       request,
       reply,
     );

@@ -1,6 +1,10 @@
 import { visibleScope } from '../../directory/access.js';
+import type { StoredLead } from '../../leads/lead.js';
+import type { ChangesPage, LeadScope, LeadStore } from '../../leads/leads.port.js';
 import { feedEntryToV2 } from '../../leads/v2-wire.js';
 import { invalidParams } from '../../shared/errors.js';
+import { lastEventId, wantsEventStream } from '../sse.js';
+import { streamFeed, type WaitingFeed, waitForPage } from '../waiting-feed.js';
 import type { V2Handler } from './handler.js';
 import { DEFAULT_LIMIT } from './search-leads.js';
 
@@ -10,23 +14,84 @@ import { DEFAULT_LIMIT } from './search-leads.js';
  * page comes back short (caught up); `pollCursor` is always given and is where to resume later,
  * so a poller following the feed sees every lead stored after its last page — late uploads
  * included.
+ *
+ * Waiting (docs/v2.md "Waiting for changes", waiting-feed.ts): with `wait=<seconds>` an empty
+ * page is held until something new is stored in the caller's scope or the seconds pass; with
+ * `Accept: text/event-stream` the feed is a stream of Server-Sent Events, each lead an event
+ * `lead` whose id is the cursor after it, resumed from `Last-Event-ID`.
  */
-export const leadChanges: V2Handler = async ({ caller, store, cursors }, request) => {
+export const leadChanges: V2Handler = async (ctx, request, reply) => {
+  const { caller, store, cursors, config } = ctx;
   const query = request.query as Record<string, unknown>;
   const limit = parseLimit(query.limit);
-  const cursor = single(query.cursor, 'cursor');
+  const stream = wantsEventStream(request);
+  const wait = parseWait(query.wait, config.feed.maxWaitSeconds);
   const codec = await cursors();
   // The feed has no filters: its cursors are bound to the team alone.
-  const print = 'changes';
+  const resume = stream ? lastEventId(request) : undefined;
+  const cursor = resume ?? single(query.cursor, 'cursor');
+  const name = resume === undefined ? 'cursor' : 'Last-Event-ID';
   const after =
-    cursor === undefined ? null : (codec.decode(cursor, 'changes', caller.teamId, print) as string);
+    cursor === undefined ? null : (codec.decode(cursor, 'changes', caller.teamId, PRINT, name) as string);
   const scope = await visibleScope(caller, store.directory);
-  const page = await store.leads.changes(scope, after, limit);
-  const next = codec.encode('changes', caller.teamId, print, page.next);
+  const feed: WaitingFeed<StoredLead> = {
+    teamId: caller.teamId,
+    limit,
+    read: async (from) => {
+      const page = await sharedRead(store.leads, scope, from, limit);
+      return { items: page.leads, positions: page.positions, next: page.next };
+    },
+    cursor: (position) => codec.encode('changes', caller.teamId, PRINT, position),
+    event: (lead) => ({ event: 'lead', data: feedEntryToV2(lead) }),
+  };
+  if (stream) {
+    const options = { closing: ctx.closing, heartbeatMs: config.feed.heartbeatSeconds * 1000 };
+    return streamFeed(store, request, reply, options, feed, after);
+  }
+  const page = await waitForPage(
+    store,
+    reply,
+    ctx.closing,
+    feed,
+    after,
+    request.method === 'HEAD' ? 0 : wait,
+  );
+  const next = feed.cursor(page.next);
   // A full page may have more behind it: go on at once. A short page means caught up.
-  const full = page.leads.length === limit;
-  return { data: { leads: page.leads.map(feedEntryToV2), nextCursor: full ? next : null, pollCursor: next } };
+  const full = page.items.length === limit;
+  return { data: { leads: page.items.map(feedEntryToV2), nextCursor: full ? next : null, pollCursor: next } };
 };
+
+const PRINT = 'changes';
+
+/**
+ * Reads of one page begun in the same turn of the event loop (the waiters one wake-up released)
+ * share one query: a thousand followers of a team at the same position cost one read. Only
+ * within the turn — a read begun before a change must not answer a waiter woken by it.
+ */
+const sharing = new WeakMap<LeadStore, Map<string, Promise<ChangesPage>>>();
+
+function sharedRead(
+  leads: LeadStore,
+  scope: LeadScope,
+  after: string | null,
+  limit: number,
+): Promise<ChangesPage> {
+  let reads = sharing.get(leads);
+  if (reads === undefined) {
+    reads = new Map();
+    sharing.set(leads, reads);
+  }
+  const key = JSON.stringify([scope, after, limit]);
+  let page = reads.get(key);
+  if (page === undefined) {
+    page = leads.changes(scope, after, limit);
+    reads.set(key, page);
+    const shared = reads;
+    setImmediate(() => shared.delete(key));
+  }
+  return page;
+}
 
 function single(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
@@ -40,5 +105,15 @@ function parseLimit(value: unknown): number {
   if (text === undefined) return DEFAULT_LIMIT;
   const n = /^[0-9]{1,4}$/.test(text) ? Number(text) : Number.NaN;
   if (!(n >= 1 && n <= 1000)) throw invalidParams([{ name: 'limit', reason: 'an integer from 1 to 1000' }]);
+  return n;
+}
+
+/** `wait`: whole seconds from 0 (answer at once) to the configured maximum (LEADLINE_FEED_MAX_WAIT_SECONDS). */
+export function parseWait(value: unknown, max: number): number {
+  const text = single(value, 'wait');
+  if (text === undefined) return 0;
+  const n = /^[0-9]{1,5}$/.test(text) ? Number(text) : Number.NaN;
+  if (!(n >= 0 && n <= max))
+    throw invalidParams([{ name: 'wait', reason: `whole seconds from 0 to ${max}` }]);
   return n;
 }

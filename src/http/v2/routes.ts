@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { AppError } from '../../shared/errors.js';
 import { routeSchema } from '../route-schema.js';
@@ -31,6 +32,12 @@ interface V2Route {
 /** The v2 operations (v2-and-lifecycle "V2 interface"), one file each. */
 export async function v2Routes(app: FastifyInstance, deps: V2Deps): Promise<void> {
   const cursors = cursorCodec(deps.store);
+  // Waiting feed requests (long-polls, event streams) let go as the server begins to close,
+  // so a shutdown is not held up by them for the grace period.
+  const closing = new AbortController();
+  // One listener per waiting request: thousands are expected, not a leak.
+  setMaxListeners(0, closing.signal);
+  app.addHook('preClose', async () => closing.abort());
   const routes: V2Route[] = [
     { name: 'searchLeads', url: `${V2_PREFIX}/search`, methods: ['POST'], handler: searchLeads },
     { name: 'findDuplicates', url: `${V2_PREFIX}/duplicates`, methods: ['POST'], handler: findDuplicates },
@@ -66,7 +73,7 @@ export async function v2Routes(app: FastifyInstance, deps: V2Deps): Promise<void
       schema: routeSchema(r.name, { allow: allowed.get(r.url)!.join(', ') }),
       // A body's 400 comes after the key and role checks: validBody (route-schema.ts).
       attachValidation: true,
-      handler: v2Route(r.name, r.handler, deps, cursors),
+      handler: v2Route(r.name, r.handler, deps, cursors, closing.signal),
     });
   for (const r of routes) if (r.name !== 'updateLead') add(app, r);
   // Only PATCH reads merge-patch+json (as JSON); elsewhere that type stays a 415.

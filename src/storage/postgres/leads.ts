@@ -220,6 +220,7 @@ export class PostgresLeadStore implements LeadStore {
     const last = rows[rows.length - 1];
     return {
       leads: rows.map((r) => toStoredLead(r.slice(0, -1) as unknown as StoredRow)),
+      positions: rows.map((r) => formatFeedPosition({ txid: r[21], seq: r[0] })),
       next: formatFeedPosition(last === undefined ? from : { txid: last[21], seq: last[0] }),
     };
   }

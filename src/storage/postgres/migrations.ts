@@ -442,6 +442,31 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 16,
+    name: 'feed-notify',
+    // Issue 41 §2 (docs/v2.md "Waiting for changes"): every statement that stores or changes
+    // leads, or stores outbox events, announces it on the channel leadline_feed, once per team
+    // and transaction (PostgreSQL folds identical notifications of one transaction), delivered
+    // at commit — so a request waiting on any instance wakes whichever path wrote: the API,
+    // imports, merges, erasures, retention. Statement triggers over transition tables: an
+    // import's batch of a thousand leads costs one trigger call, not a thousand. The payload is
+    // the team's id; waiters of other teams sleep on.
+    sql: `
+      CREATE FUNCTION leadline_feed_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        PERFORM pg_notify('leadline_feed', t.team_id::text) FROM (SELECT DISTINCT team_id FROM changed) t;
+        RETURN NULL;
+      END
+      $$;
+      CREATE TRIGGER leads_feed_insert AFTER INSERT ON leads REFERENCING NEW TABLE AS changed
+        FOR EACH STATEMENT EXECUTE FUNCTION leadline_feed_notify();
+      CREATE TRIGGER leads_feed_update AFTER UPDATE ON leads REFERENCING NEW TABLE AS changed
+        FOR EACH STATEMENT EXECUTE FUNCTION leadline_feed_notify();
+      CREATE TRIGGER webhook_events_feed_insert AFTER INSERT ON webhook_events REFERENCING NEW TABLE AS changed
+        FOR EACH STATEMENT EXECUTE FUNCTION leadline_feed_notify();
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

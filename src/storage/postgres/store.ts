@@ -9,6 +9,7 @@ import { PostgresConsoleStore } from './console.js';
 import { PostgresDeliveryStore } from './deliveries.js';
 import { PostgresDirectoryStore } from './directory.js';
 import { PostgresErasureStore } from './erasure.js';
+import { PostgresFeedSignal } from './feed-signal.js';
 import { PostgresImportWriter } from './import.js';
 import { KEYS_CHANNEL, PostgresKeyStore } from './keys.js';
 import { PostgresLeadStore } from './leads.js';
@@ -81,6 +82,8 @@ export class PostgresStore implements Store {
   /** On the primary: a lease read stale would let two instances erase one team at once. */
   readonly retention: PostgresRetentionStore;
   readonly audit: PostgresAuditStore;
+  /** Always on the primary: it is what announces a commit (migration 16's triggers). */
+  readonly feed: PostgresFeedSignal;
 
   private constructor(
     private readonly sql: Sql,
@@ -100,6 +103,7 @@ export class PostgresStore implements Store {
     this.privacy = new PostgresPrivacyStore(sql);
     this.retention = new PostgresRetentionStore(sql);
     this.audit = new PostgresAuditStore(sql);
+    this.feed = new PostgresFeedSignal(sql);
   }
 
   /**
@@ -171,6 +175,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.feed.close();
     await this.keys.close();
     if (this.replica !== null) {
       await this.replica.router.stop();

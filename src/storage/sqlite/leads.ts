@@ -206,6 +206,7 @@ export class SqliteLeadStore implements LeadStore {
     const last = rows.at(-1);
     return {
       leads: rows.map((r) => toStoredLead(r.slice(0, -1) as unknown as StoredRow)),
+      positions: rows.map((r) => String(r[21])),
       next: last === undefined ? (after ?? '0') : String(last[21]),
     };
   }

@@ -443,6 +443,15 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 16,
+    name: 'feed-notify',
+    // PostgreSQL's migration 16 adds the triggers that announce new leads and events to waiting
+    // feed requests (LISTEN/NOTIFY). SQLite has no notifications across connections: a waiting
+    // request polls the feed clock (migration 10) instead (storage/sqlite/feed-signal.ts), so
+    // nothing changes here — the version is kept so both engines count the same.
+    sql: 'SELECT 1;',
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

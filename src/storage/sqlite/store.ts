@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type Database from 'better-sqlite3';
 import type { ImportWriter } from '../../import/import.port.js';
+import type { FeedWaiters } from '../../leads/feed-waiters.js';
 import type { MigrationReport, Store } from '../../store.js';
 import { MigrationError } from '../../store.js';
 import { SqliteAuditStore } from './audit.js';
@@ -10,6 +11,7 @@ import { SqliteDeliveryStore } from './deliveries.js';
 import { SqliteDirectoryStore } from './directory.js';
 import { SqliteErasureStore } from './erasure.js';
 import { ErasureThread } from './erasure-thread.js';
+import { sqliteFeedSignal } from './feed-signal.js';
 import { SqliteImportWriter } from './import.js';
 import { SqliteKeyStore } from './keys.js';
 import { SqliteLeadStore } from './leads.js';
@@ -37,6 +39,7 @@ export class SqliteStore implements Store {
   private erasureThread: ErasureThread | null = null;
   private privacyStore?: SqlitePrivacyStore;
   private auditStore?: SqliteAuditStore;
+  private feedSignal?: FeedWaiters;
   /** Secrets never change once made, so each is read from the file once. */
   private readonly secrets = new Map<string, Buffer>();
 
@@ -192,6 +195,14 @@ export class SqliteStore implements Store {
     return this.auditStore;
   }
 
+  get feed(): FeedWaiters {
+    if (this.feedSignal === undefined) {
+      this.ready();
+      this.feedSignal = sqliteFeedSignal(this.db);
+    }
+    return this.feedSignal;
+  }
+
   async importAtomically<T>(work: (writer: ImportWriter) => Promise<T>): Promise<T> {
     this.ready();
     // IMMEDIATE takes the write lock up front: one import writes at a time, in file order.
@@ -213,6 +224,7 @@ export class SqliteStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.feedSignal?.close();
     await this.erasureThread?.close();
     if (this.db.open) this.db.close();
   }

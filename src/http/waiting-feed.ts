@@ -1,0 +1,127 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FeedWatch } from '../leads/feed.port.js';
+import type { Store } from '../store.js';
+import { EVENT_STREAM, requestGone, SseStream } from './sse.js';
+import { StreamedAnswer } from './v2/handler.js';
+
+/**
+ * A feed that waits (docs/v2.md "Waiting for changes"), for any cursor-paged feed of a team:
+ * `/leads/changes` today, the event log (`/events`) next. The feed gives a `read(after)` of one
+ * page — items, each item's own position, and the position after the page (past what a filter
+ * skipped, too) — and how a position becomes a cursor; this holds the request on the store's
+ * feed signal (long-poll) or streams it as Server-Sent Events.
+ */
+export interface WaitingFeed<T> {
+  teamId: number;
+  /** Items per read: a full page means more may follow at once. */
+  limit: number;
+  read(after: string | null): Promise<FeedPage<T>>;
+  /** The sealed cursor of a position (what the client sends back). */
+  cursor(position: string): string;
+  /** An item as an event: its `event:` name and its JSON `data`. */
+  event(item: T): { event: string; data: unknown };
+}
+
+export interface FeedPage<T> {
+  items: T[];
+  positions: string[];
+  next: string;
+}
+
+/** How long a stream sleeps on its watch before it checks it is still wanted. */
+const STREAM_NAP_MS = 60_000;
+
+/**
+ * Long-poll: the page after `after`; when it is empty, held until the feed signal says the
+ * team's feed moved and a read finds something, or `waitSeconds` pass, or the client leaves or
+ * the server closes (then the empty page). Watches before the first read: nothing stored
+ * between the two is missed.
+ */
+export async function waitForPage<T>(
+  store: Store,
+  reply: FastifyReply,
+  closing: AbortSignal,
+  feed: WaitingFeed<T>,
+  after: string | null,
+  waitSeconds: number,
+): Promise<FeedPage<T>> {
+  if (waitSeconds === 0) return feed.read(after);
+  const watch = await store.feed.watch(feed.teamId);
+  try {
+    const gone = requestGone(reply, closing);
+    const deadline = Date.now() + waitSeconds * 1000;
+    let page = await feed.read(after);
+    while (page.items.length === 0 && (await watch.next(deadline - Date.now(), gone)))
+      page = await feed.read(after);
+    return page;
+  } finally {
+    watch.close();
+    // Let go by a shutdown: the connection must not outlive it as an idle keep-alive.
+    if (closing.aborted) reply.header('connection', 'close');
+  }
+}
+
+/**
+ * The feed as Server-Sent Events from `after`: each item an event whose id is the cursor after
+ * it; once caught up, a sleep on the feed signal until something new is stored. A `bookmark`
+ * (only a cursor) whenever the feed's position moved past what was last sent without an item
+ * to carry it — a stream that starts with nothing to send, a filter that let nothing through —
+ * so the client's Last-Event-ID always advances. Heartbeats as sse.ts sends them. Ends when the
+ * client goes or the server closes; a failed read ends it too (the client resumes).
+ */
+export async function streamFeed<T>(
+  store: Store,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { closing: AbortSignal; heartbeatMs: number },
+  feed: WaitingFeed<T>,
+  after: string | null,
+): Promise<StreamedAnswer> {
+  const gone = requestGone(reply, options.closing);
+  const watch = await store.feed.watch(feed.teamId);
+  const sse = new SseStream(options.heartbeatMs, gone);
+  reply.header('x-accel-buffering', 'no'); // nginx: pass each event on as it comes
+  // The stream holds the connection for its life; once it ends (the client left, or the server
+  // closes) the connection goes too, rather than lingering as an idle keep-alive a closing
+  // server would wait out.
+  reply.header('connection', 'close');
+  void pump(sse, watch, feed, after, gone).catch((err: unknown) => {
+    request.log.warn({ err }, 'event stream ended by a failed read');
+    sse.end();
+  });
+  return new StreamedAnswer(EVENT_STREAM, sse.body);
+}
+
+async function pump<T>(
+  sse: SseStream,
+  watch: FeedWatch,
+  feed: WaitingFeed<T>,
+  from: string | null,
+  gone: AbortSignal,
+): Promise<void> {
+  let after = from;
+  /** The position the client's Last-Event-ID stands for. */
+  let told = from;
+  try {
+    while (sse.open) {
+      const page = await feed.read(after);
+      for (const [i, item] of page.items.entries()) {
+        if (!sse.open) return;
+        const { event, data } = feed.event(item);
+        const position = page.positions[i]!;
+        await sse.send({ id: feed.cursor(position), event, data: JSON.stringify(data) });
+        told = position;
+      }
+      after = page.next;
+      if (page.items.length === feed.limit) continue;
+      if (told !== after) {
+        await sse.bookmark(feed.cursor(after));
+        told = after;
+      }
+      while (sse.open && !(await watch.next(STREAM_NAP_MS, gone))) {}
+    }
+  } finally {
+    watch.close();
+    sse.end();
+  }
+}
