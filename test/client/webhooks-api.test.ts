@@ -108,7 +108,10 @@ for (const engine of enginesUnderTest()) {
       assert.ok((await client.webhooks.list()).some((e) => e.id === created.id));
 
       const plain = await client.webhooks.create({ url: 'http://127.0.0.1:9/plain' });
-      assert.deepEqual([plain.eventTypes, plain.includePrevious], [['lead.created'], false]);
+      assert.deepEqual(
+        [plain.eventTypes, plain.includePrevious],
+        [['lead.created', 'webhook.endpoint.disabled'], false],
+      );
 
       const updated: WebhookEndpoint = await client.webhooks.update(created.id, { includePrevious: false });
       assert.deepEqual(

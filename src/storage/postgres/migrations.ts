@@ -442,6 +442,16 @@ const MIGRATIONS: Migration[] = [
       );
     `,
   },
+  {
+    version: 16,
+    name: 'thin-payloads',
+    // As SQLite's migration 16 (docs/webhooks.md "Thin payloads"): full bodies for every
+    // endpoint stored before.
+    sql: `
+      ALTER TABLE webhook_endpoints ADD COLUMN payload text NOT NULL DEFAULT 'full'
+        CHECK (payload IN ('full', 'thin'));
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;
