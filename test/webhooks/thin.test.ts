@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { FastifyInstance } from 'fastify';
 import pino from 'pino';
 import { buildApp } from '../../src/app.js';
@@ -10,6 +12,7 @@ import { loadWebhookConfig } from '../../src/config.js';
 import { DeliveryLoop } from '../../src/delivery/loop.js';
 import { Sender } from '../../src/delivery/send.js';
 import type { Store } from '../../src/store.js';
+import { storeArgs } from '../cli/cli.js';
 import { oldPostgresStore, oldSqliteStore } from '../storage/old-store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { auth, eventually, keyFor, load, testConfig } from '../support/helpers.js';
@@ -162,6 +165,44 @@ for (const engine of enginesUnderTest()) {
       await eventually(async () => assert.equal(await counted(), beforeReads + 1));
       for (const e of [thin, full])
         await app.inject({ method: 'DELETE', url: `${PATH}/${e.id}`, headers: auth(key) });
+    });
+
+    it('leadline webhooks add/update --payload thin', () => {
+      const main = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+      const cli = (args: string[]) => {
+        const r = spawnSync(
+          process.execPath,
+          ['--import', 'tsx', main, ...storeArgs(made.location), '--json', 'webhooks', ...args],
+          {
+            encoding: 'utf8',
+            env: { ...process.env, DATABASE_URL: '', LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true' },
+          },
+        );
+        return { status: r.status, out: r.stdout, err: r.stderr };
+      };
+      const add = cli([
+        'add',
+        '--team',
+        String(TEAM),
+        '--url',
+        'http://127.0.0.1:9/cli',
+        '--payload',
+        'thin',
+      ]);
+      assert.equal(add.status, 0, add.err);
+      const added = JSON.parse(add.out);
+      assert.equal(added.payload, 'thin');
+      assert.deepEqual(added.eventTypes, ['lead.created', 'webhook.endpoint.disabled']);
+      const full = cli(['update', added.id, '--payload', 'full']);
+      assert.equal(full.status, 0, full.err);
+      assert.equal(JSON.parse(full.out).payload, 'full');
+      const bad = cli(['update', added.id, '--payload', 'slim']);
+      assert.notEqual(bad.status, 0);
+      assert.match(bad.err, /--payload: "slim" is not one of full, thin/);
+      const none = cli(['update', added.id]);
+      assert.notEqual(none.status, 0);
+      assert.match(none.err, /give --events or --payload/);
+      assert.equal(cli(['remove', added.id]).status, 0);
     });
 
     it('payload is changed with PATCH, and anything but full or thin is a 400', async () => {
