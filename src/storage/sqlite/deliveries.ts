@@ -101,10 +101,11 @@ export class SqliteDeliveryStore implements DeliveryStore {
       ),
       failing: p('UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ?) WHERE id = ?'),
       failingFrom: p('UPDATE webhook_endpoints SET failing_since = ? WHERE id = ?'),
-      // Only an endpoint still enabled: its notice goes out once, however many attempts disable it.
       disable: p(
-        'UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ? AND enabled = 1 RETURNING team_id, url',
+        'UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?',
       ),
+      // Only an endpoint still enabled is announced: once, however many attempts disable it.
+      live: p('SELECT team_id, url FROM webhook_endpoints WHERE id = ? AND enabled = 1'),
       teamEndpoints: p(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE team_id = ?`),
       owned: p(OWNED_ENDPOINT).pluck(),
       list: p(
@@ -170,9 +171,8 @@ export class SqliteDeliveryStore implements DeliveryStore {
           else if (c.failing?.restart === true) this.s.failingFrom.run(c.failing.since, c.endpointId);
           else if (c.failing !== null) this.s.failing.run(c.failing.since, c.endpointId);
           if (c.disable === null) continue;
-          const row = this.s.disable.get(c.disable.reason, c.disable.at, c.endpointId) as
-            | { team_id: number; url: string }
-            | undefined;
+          const row = this.s.live.get(c.endpointId) as { team_id: number; url: string } | undefined;
+          this.s.disable.run(c.disable.reason, c.disable.at, c.endpointId);
           if (row === undefined) continue;
           const d: DisabledEndpoint = {
             endpointId: c.endpointId,
