@@ -72,7 +72,15 @@ export async function startServer(config: Config, store: Store, logger: Logger):
   const delivery =
     metrics === null
       ? new DeliveryLoop(store, config.webhooks, logger)
-      : new DeliveryLoop(store, config.webhooks, logger, undefined, undefined, metrics.deliveryObserver());
+      : new DeliveryLoop(
+          store,
+          config.webhooks,
+          logger,
+          undefined,
+          undefined,
+          metrics.deliveryObserver(),
+          metrics.disabledObserver(),
+        );
   if (metrics !== null) metrics.watchWebhooks(() => store.deliveries.backlog());
   delivery.start();
   // Retention policies (docs/privacy.md "Retention"): every instance runs the schedule; a lease

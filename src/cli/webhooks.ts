@@ -7,7 +7,14 @@ import { registerEndpoint } from '../webhooks/register-endpoint.js';
 import { removeEndpoint } from '../webhooks/remove-endpoint.js';
 import { replayDelivery } from '../webhooks/replay-delivery.js';
 import { replayFailedDeliveries } from '../webhooks/replay-failed-deliveries.js';
-import { EndpointLimitReached, EVENT_TYPES, type EventType } from '../webhooks/webhook.js';
+import { updateEndpoint } from '../webhooks/update-endpoint.js';
+import {
+  EndpointLimitReached,
+  EVENT_TYPES,
+  type EventType,
+  PAYLOAD_FORMS,
+  type PayloadForm,
+} from '../webhooks/webhook.js';
 import { creatorText, endpointToWire } from '../webhooks/wire.js';
 import type { CommandContext } from './command-context.js';
 import { CommandError } from './command-error.js';
@@ -48,7 +55,7 @@ function notFoundAs(err: unknown, words: string): unknown {
 const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 
 /**
- * `leadline webhooks list|add|remove|deliveries|replay` (docs/webhooks.md): the operator's side
+ * `leadline webhooks list|add|update|remove|deliveries|replay` (docs/webhooks.md): the operator's side
  * of the same endpoints and deliveries the API manages, every team's; `--json` everywhere.
  */
 export function registerWebhookCommands(program: Command, withContext: CommandContext): void {
@@ -58,6 +65,11 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
       if (!(EVENT_TYPES as readonly string[]).includes(t))
         throw new CommandError(`--events: ${JSON.stringify(t)} is not one of ${EVENT_TYPES.join(', ')}`);
     return types as EventType[];
+  };
+  const payloadForm = (text: string): PayloadForm => {
+    if (!(PAYLOAD_FORMS as readonly string[]).includes(text))
+      throw new CommandError(`--payload: ${JSON.stringify(text)} is not one of ${PAYLOAD_FORMS.join(', ')}`);
+    return text as PayloadForm;
   };
   const webhooks = program.command('webhooks').description('manage webhook endpoints and their deliveries');
 
@@ -100,9 +112,10 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
     .option('--subteams <ids>', 'only leads of current members of these subteams')
     .option(
       '--events <types>',
-      'event types, e.g. lead.created,lead.updated,lead.merged (default lead.created)',
+      'event types, e.g. lead.created,lead.updated,lead.merged (default lead.created,webhook.endpoint.disabled)',
     )
     .option('--include-previous', 'lead.updated bodies carry the changed fields’ previous values')
+    .option('--payload <form>', 'full (the lead, default) or thin (type, time and ids only)')
     .action(
       (opts: {
         team: string;
@@ -112,6 +125,7 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
         subteams?: string;
         events?: string;
         includePrevious?: boolean;
+        payload?: string;
       }) =>
         withContext(async ({ store, out }) => {
           const config = loadWebhookConfig();
@@ -135,6 +149,7 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
               subteams: ids('--subteams', opts.subteams),
               ...(opts.events === undefined ? {} : { eventTypes: eventTypes(opts.events) }),
               includePrevious: opts.includePrevious === true,
+              ...(opts.payload === undefined ? {} : { payload: payloadForm(opts.payload) }),
               now: Date.now(),
               actor: { via: 'operator' },
             },
@@ -150,6 +165,42 @@ export function registerWebhookCommands(program: Command, withContext: CommandCo
             `endpoint ${endpoint.id} for team ${teamId}: signing secret ${secret}\n(shown once: give it to the receiver now)`,
           );
         }),
+    );
+
+  webhooks
+    .command('update')
+    .description("change an endpoint's event types or payload form; the rest stays")
+    .argument('<endpoint id>')
+    .option('--events <types>', 'event types, e.g. lead.created,lead.updated')
+    .option('--payload <form>', 'full (the lead) or thin (type, time and ids only)')
+    .action((id: string, opts: { events?: string; payload?: string }) =>
+      withContext(async ({ store, out }) => {
+        if (opts.events === undefined && opts.payload === undefined)
+          throw new CommandError('give --events or --payload');
+        const changes = {
+          ...(opts.events === undefined ? {} : { eventTypes: eventTypes(opts.events) }),
+          ...(opts.payload === undefined ? {} : { payload: payloadForm(opts.payload) }),
+        };
+        const found = await store.webhooks.endpoint('operator', endpointId(id));
+        if (found === null) throw new CommandError(`no endpoint ${id}`);
+        const endpoint = await updateEndpoint(
+          store,
+          loadWebhookConfig(),
+          {
+            teamId: found.teamId,
+            memberId: null,
+            id: found.id,
+            changes,
+            now: Date.now(),
+            actor: { via: 'operator' },
+          },
+          systemLookup,
+        );
+        out.result(
+          { teamId: endpoint.teamId, ...endpointToWire(endpoint) },
+          `endpoint ${endpoint.id}: events ${endpoint.eventTypes.join(',')}, payload ${endpoint.payload}`,
+        );
+      }),
     );
 
   webhooks

@@ -14,6 +14,7 @@ import {
   signingSecrets,
 } from '../webhooks/delivery.js';
 import { SecretSeal } from '../webhooks/secret.js';
+import type { DisabledEndpoint } from '../webhooks/webhook.js';
 import { Sender } from './send.js';
 
 /** Outbox events turned into deliveries per dispatch. */
@@ -85,6 +86,8 @@ export class DeliveryLoop {
     private readonly now: () => number = Date.now,
     /** Told of every attempt (metrics: src/server.ts). */
     private readonly observe: (outcome: AttemptOutcome['kind'], result: AttemptResult) => void = () => {},
+    /** Told of every endpoint the loop disabled, once each (metrics: src/server.ts). */
+    private readonly disabled: (d: DisabledEndpoint) => void = () => {},
   ) {
     this.seal = new SecretSeal(config.secretKey);
   }
@@ -251,31 +254,26 @@ export class DeliveryLoop {
     if (this.finished.length === 0) return;
     const batch = this.finished;
     this.finished = [];
-    let recorded = batch;
+    const disabled: DisabledEndpoint[] = [];
     try {
-      await this.store.deliveries.recordAttempts(batch);
+      disabled.push(...(await this.store.deliveries.recordAttempts(batch)));
     } catch (err) {
       if (batch.length === 1) {
         this.unrecorded(err, batch);
         return;
       }
-      recorded = [];
       for (const a of batch) {
         try {
-          await this.store.deliveries.recordAttempts([a]);
-          recorded.push(a);
+          disabled.push(...(await this.store.deliveries.recordAttempts([a])));
         } catch (one) {
           this.unrecorded(one, [a]);
         }
       }
     }
-    for (const { delivery, outcome } of recorded) {
-      if (outcome.kind === 'failed-and-disable') {
-        this.logger.warn(
-          { endpoint: delivery.endpointId, reason: outcome.reason },
-          'webhook endpoint disabled',
-        );
-      }
+    // The store says which endpoints it disabled (an endpoint disabled already is not again).
+    for (const d of disabled) {
+      this.logger.warn({ endpoint: d.endpointId, reason: d.reason }, 'webhook endpoint disabled');
+      this.disabled(d);
     }
   }
 

@@ -80,6 +80,11 @@ export class Metrics {
     'Webhook delivery attempts by outcome: delivered, retry, failed, failed-and-disable.',
     ['outcome'],
   ).register(this.registry);
+  readonly webhookEndpointsDisabled = new FastCounter(
+    'leadline_webhook_endpoints_disabled_total',
+    'Webhook endpoints leadline disabled, by reason: gone (answered 410 Gone), failing (failed too long).',
+    ['reason'],
+  ).register(this.registry);
   readonly webhookLatency = new FastHistogram(
     'leadline_webhook_delivery_duration_seconds',
     'Time from sending a webhook delivery attempt to its answer (or its failure), by outcome.',
@@ -121,6 +126,13 @@ export class Metrics {
       }
       s.count.value++;
       s.time.observe(result.latencyMs / 1000);
+    };
+  }
+
+  /** What the delivery loop calls for each endpoint it disabled: counts it by reason. */
+  disabledObserver(): (d: { cause: string }) => void {
+    return (d) => {
+      this.webhookEndpointsDisabled.child(d.cause).value++;
     };
   }
 

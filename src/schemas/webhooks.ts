@@ -14,12 +14,23 @@ const Description = Type.Union([Type.String({ maxLength: 200 }), Type.Null()], {
   description: 'A note for people; not sent anywhere.',
 });
 /** The event types an endpoint may take (docs/webhooks.md "Events"). */
-const EventType = Type.Enum(['lead.created', 'lead.updated', 'lead.merged', 'lead.erased', 'v1.usage']);
+const EventType = Type.Enum([
+  'lead.created',
+  'lead.updated',
+  'lead.merged',
+  'lead.erased',
+  'v1.usage',
+  'webhook.endpoint.disabled',
+]);
 const EventTypes = Type.Array(EventType, {
   minItems: 1,
   uniqueItems: true,
   description:
-    'The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes, `v1.usage` for a daily notice while the team’s keys still call v1.',
+    'The events this endpoint receives. Default (absent at registration): `["lead.created", "webhook.endpoint.disabled"]` — list `lead.updated` and `lead.merged` to follow changes, `v1.usage` for a daily notice while the team’s keys still call v1; `webhook.endpoint.disabled` tells of another endpoint of the team that leadline disabled.',
+});
+const Payload = Type.Enum(['full', 'thin'], {
+  description:
+    '`full`: bodies carry the lead as GET /api/pub/v2/leads/{leadId} returns it. `thin`: type, time and ids only — no personal value; the receiver reads the lead through the API (/docs/webhooks, "Thin payloads"). Default (absent at registration): `full`.',
 });
 const IncludePrevious = Type.Boolean({
   description:
@@ -42,6 +53,7 @@ export const WebhookCreateBody = Type.Object(
     description: Type.Optional(Description),
     eventTypes: Type.Optional(EventTypes),
     includePrevious: Type.Optional(IncludePrevious),
+    payload: Type.Optional(Payload),
     memberIds: Type.Optional(Members),
     subteamIds: Type.Optional(Subteams),
   },
@@ -55,6 +67,7 @@ export const WebhookUpdateBody = Type.Object(
     description: Type.Optional(Description),
     eventTypes: Type.Optional(EventTypes),
     includePrevious: Type.Optional(IncludePrevious),
+    payload: Type.Optional(Payload),
     memberIds: Type.Optional(Members),
     subteamIds: Type.Optional(Subteams),
     enabled: Type.Optional(
@@ -91,6 +104,9 @@ export const WebhookEndpoint = Type.Object(
     eventTypes: Type.Array(EventType),
     includePrevious: Type.Boolean({
       description: '`lead.updated` bodies to this endpoint carry `previous` (the values before the change).',
+    }),
+    payload: Type.Enum(['full', 'thin'], {
+      description: 'What its bodies carry: `full` (the lead) or `thin` (type, time and ids only).',
     }),
     memberIds: IdsOrNull,
     subteamIds: IdsOrNull,
@@ -208,3 +224,102 @@ export const LeadMergedEvent = Type.Object(
   },
 );
 export type LeadMergedEvent = Static<typeof LeadMergedEvent>;
+
+/** The body of a `webhook.endpoint.disabled` delivery (docs/webhooks.md "When leadline disables an endpoint"). */
+export const WebhookEndpointDisabledEvent = Type.Object(
+  {
+    type: Type.Literal('webhook.endpoint.disabled'),
+    timestamp: Type.String({ description: 'When leadline disabled the endpoint (ISO-8601 UTC).' }),
+    data: Type.Object(
+      {
+        endpointId: Type.String({ format: 'uuid', description: 'The endpoint leadline disabled.' }),
+        url: Type.Optional(Type.String({ description: 'Where it pointed (not in thin bodies).' })),
+        reason: Type.Optional(
+          Type.String({
+            description:
+              'Why, in words: `the endpoint answered 410 Gone` or `every attempt failed for <n> days` (not in thin bodies).',
+          }),
+        ),
+        disabledAt: Type.Optional(Type.String({ description: 'When, as `timestamp` (not in thin bodies).' })),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'leadline disabled another endpoint of the team; nothing is sent to it until a team admin enables it again (PATCH `{"enabled": true}`) and recovers what failed (POST …/recover).',
+  },
+);
+
+/** The body of a thin lead event (an endpoint with `payload: "thin"`). */
+export const ThinLeadEvent = Type.Object(
+  {
+    type: Type.Enum(['lead.created', 'lead.updated', 'lead.merged', 'lead.erased']),
+    timestamp: Type.String({ description: 'When the event happened (ISO-8601 UTC).' }),
+    data: Type.Object(
+      {
+        leadId: LeadId,
+        mergedInto: Type.Optional(
+          Type.String({ format: 'uuid', description: '`lead.merged` only: the survivor.' }),
+        ),
+      },
+      { additionalProperties: false },
+    ),
+  },
+  {
+    additionalProperties: false,
+    description:
+      'What an endpoint with `payload: "thin"` receives for a lead event: no value of the lead. Read the lead with GET /api/pub/v2/leads/{leadId} (an ordinary read, counted in the usage ledger).',
+  },
+);
+
+/** `POST /api/pub/v2/webhooks/{endpointId}/recover`: since when failed deliveries are sent again. */
+export const WebhookRecoverBody = Type.Object(
+  {
+    since: Type.String({
+      format: 'date-time',
+      description:
+        'An RFC 3339 instant, not in the future: every failed delivery of events since then is sent again.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type WebhookRecoverBody = Static<typeof WebhookRecoverBody>;
+
+const Attempt = Type.Object(
+  {
+    at: Type.String({ description: 'When the attempt was made (ISO-8601 UTC).' }),
+    status: Type.Union([Type.Integer(), Type.Null()], {
+      description: 'The HTTP status answered; null: no answer (refused, timed out, connection error).',
+    }),
+    latencyMs: Type.Integer({ description: 'From sending to the answer (or the failure).' }),
+    answer: Type.String({
+      description: 'The start of the answer as stored (up to 1 KiB), or why there was none.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const WebhookDelivery = Type.Object(
+  {
+    id: Type.Integer({ description: 'The delivery (one event to this endpoint).' }),
+    eventId: Type.String({ description: 'The event id: the `webhook-id` it is sent with.' }),
+    type: Type.String({ description: 'The event type.' }),
+    state: Type.Enum(['pending', 'delivered', 'failed', 'dropped'], {
+      description:
+        '`pending`: waiting for an attempt (or a retry); `delivered`; `failed`: given up (recover sends it again); `dropped`: past the retention, its body gone.',
+    }),
+    createdAt: Type.String({ description: 'When its event happened (ISO-8601 UTC).' }),
+    nextAttemptAt: Type.Union([Type.String(), Type.Null()], {
+      description:
+        'Pending: when it is attempted next (while an attempt is in flight, when that attempt’s lease ends); null otherwise.',
+    }),
+    finishedAt: Type.Union([Type.String(), Type.Null()], {
+      description: 'When it was delivered, failed or dropped; null while pending.',
+    }),
+    attempts: Type.Array(Attempt, { description: 'Its attempts, oldest first.' }),
+  },
+  { additionalProperties: false },
+);
+export type WebhookDelivery = Static<typeof WebhookDelivery>;

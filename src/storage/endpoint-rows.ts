@@ -12,7 +12,7 @@ import { LEAD_COLUMNS, type LeadRow, toLead } from './rows.js';
 /** Webhook rows as both engines store them (migration 5), and their one mapping: rows stop here. */
 
 export const ENDPOINT_COLUMNS = `id, team_id, url, description, event_types, member_ids, subteam_ids, enabled,
-  disabled_reason, created_at, updated_at, created_via, created_by_member, created_by_key, include_previous,
+  disabled_reason, created_at, updated_at, created_via, created_by_member, created_by_key, include_previous, payload,
   EXISTS (SELECT 1 FROM members m WHERE m.id = webhook_endpoints.created_by_member
     AND m.team_id = webhook_endpoints.team_id) AS creator_in_team,
   EXISTS (SELECT 1 FROM api_keys k WHERE k.id = webhook_endpoints.created_by_key
@@ -34,6 +34,7 @@ export interface EndpointRow {
   created_by_member: number | null;
   created_by_key: number | null;
   include_previous: number | boolean;
+  payload: string;
   creator_in_team: number | boolean;
   creator_key_live: number | boolean;
 }
@@ -63,6 +64,7 @@ export function toEndpoint(r: EndpointRow): Endpoint {
             keyRevoked: r.created_by_key !== null && !truth(r.creator_key_live),
           },
     includePrevious: truth(r.include_previous),
+    payload: r.payload === 'thin' ? 'thin' : 'full',
     createdAt: r.created_at,
     updatedAt: r.updated_at,
   };
@@ -86,6 +88,7 @@ export function changed(e: Endpoint, c: EndpointChanges): Endpoint & { failingSi
     subteams: c.subteams !== undefined ? c.subteams : e.subteams,
     enabled: c.enabled ?? e.enabled,
     includePrevious: c.includePrevious ?? e.includePrevious,
+    payload: c.payload ?? e.payload,
     disabledReason: enabling ? null : c.enabled === false ? null : e.disabledReason,
     failingSinceReset: enabling,
   };

@@ -2,11 +2,13 @@ import type {
   AttemptOutcome,
   AttemptResult,
   ClaimedDelivery,
+  DeliveryPage,
   DeliveryRecord,
+  DeliveryState,
   FinishedAttempt,
   TeamShare,
 } from './delivery.js';
-import type { EndpointOwner } from './webhook.js';
+import type { DisabledEndpoint, EndpointOwner } from './webhook.js';
 
 /**
  * What webhook delivery needs from a store: the outbox, claimed, attempted and recorded.
@@ -30,9 +32,11 @@ export interface DeliveryStore {
   /**
    * Records attempts, in the order they finished, in one transaction: every attempt's row, each
    * delivery's next step (not when the delivery was claimed again or replayed since: its attempt
-   * count moved on, and that claim decides), and the endpoints' health.
+   * count moved on, and that claim decides), and the endpoints' health. An endpoint the batch
+   * disables (it was enabled) gets a `webhook.endpoint.disabled` delivery to each other enabled
+   * endpoint of its team that takes that type, in the same transaction; those are returned.
    */
-  recordAttempts(batch: readonly FinishedAttempt[]): Promise<void>;
+  recordAttempts(batch: readonly FinishedAttempt[]): Promise<DisabledEndpoint[]>;
   /** One attempt recorded: `recordAttempts` with a batch of one (kept for callers of the earlier form). */
   record(delivery: ClaimedDelivery, result: AttemptResult, outcome: AttemptOutcome): Promise<void>;
   /**
@@ -42,9 +46,22 @@ export interface DeliveryStore {
   release(deliveries: readonly ClaimedDelivery[], now: number): Promise<void>;
   /** The endpoint's deliveries, newest first (null when the owner has no such endpoint). */
   deliveries(owner: EndpointOwner, endpointId: string, limit: number): Promise<DeliveryRecord[] | null>;
+  /**
+   * A page of the endpoint's deliveries, newest first, below the delivery id `before` (null: from
+   * the newest), only those in `state` when given; null when the owner has no such endpoint.
+   */
+  deliveryPage(
+    owner: EndpointOwner,
+    endpointId: string,
+    query: { state: DeliveryState | null; before: number | null; limit: number },
+  ): Promise<DeliveryPage | null>;
   /** Sends a delivery again now, with the same webhook-id; false when the owner has no such delivery (or it was dropped). */
   replay(owner: EndpointOwner, deliveryId: number, now: number): Promise<boolean>;
-  /** Sends again every failed delivery of the endpoint created since `since`; returns how many. */
+  /**
+   * Sends again every failed delivery of the endpoint created since `since`; returns how many.
+   * Each becomes pending, due at `now`, its attempts counted afresh; one already pending again
+   * is not taken twice (the change is one statement conditioned on `failed`).
+   */
   replayFailed(owner: EndpointOwner, endpointId: string, since: number, now: number): Promise<number>;
   /** Queues a `webhook.test` event to the endpoint; its webhook-id, or null when no such endpoint. */
   sendTest(owner: EndpointOwner, endpointId: string, now: number): Promise<string | null>;

@@ -1,4 +1,4 @@
-import type { Endpoint, SigningSecrets } from './webhook.js';
+import type { DisableCause, Endpoint, SigningSecrets } from './webhook.js';
 
 /**
  * Delivery rules (docs/webhooks.md "Delivery", "Retries and health"), without I/O: which endpoints an event goes to, when a failed
@@ -84,7 +84,7 @@ export interface FinishedAttempt {
 export interface EndpointChange {
   endpointId: string;
   failing: null | { clear: true } | { clear: false; since: number; restart: boolean };
-  disable: { reason: string; at: number } | null;
+  disable: { reason: string; at: number; cause: DisableCause } | null;
 }
 
 /** The endpoint changes of a batch of attempts, ordered by endpoint id (a stable lock order). */
@@ -103,7 +103,12 @@ export function endpointChanges(batch: readonly FinishedAttempt[]): EndpointChan
     // A failure: failing_since becomes this attempt's time unless the endpoint is failing already.
     if (c.failing === null) c.failing = { clear: false, since: result.at, restart: false };
     else if (c.failing.clear) c.failing = { clear: false, since: result.at, restart: true };
-    if (outcome.kind === 'failed-and-disable') c.disable = { reason: outcome.reason, at: result.at };
+    if (outcome.kind === 'failed-and-disable')
+      c.disable = {
+        reason: outcome.reason,
+        at: result.at,
+        cause: result.status === 410 ? 'gone' : 'failing',
+      };
   }
   return [...byEndpoint.values()].sort((a, b) => (a.endpointId < b.endpointId ? -1 : 1));
 }
@@ -170,6 +175,15 @@ export function signingSecrets(s: SigningSecrets, now: number): string[] {
 }
 
 export type DeliveryState = 'pending' | 'delivered' | 'failed' | 'dropped';
+
+/**
+ * A page of an endpoint's deliveries (GET /api/pub/v2/webhooks/{endpointId}/deliveries), newest
+ * first: `next` is the id to continue below, null when the page was the last.
+ */
+export interface DeliveryPage {
+  deliveries: DeliveryRecord[];
+  next: number | null;
+}
 
 /** A delivery as `leadline webhooks deliveries` shows it, with its attempts, oldest first. */
 export interface DeliveryRecord {

@@ -1,6 +1,13 @@
 import { formatInstant } from '../shared/instant.js';
 import { endpointWants } from './delivery.js';
-import { type Endpoint, eventEnvelope, type WebhookEvent } from './webhook.js';
+import {
+  type DisabledEndpoint,
+  type Endpoint,
+  endpointDisabledPayload,
+  eventEnvelope,
+  thinEnvelope,
+  type WebhookEvent,
+} from './webhook.js';
 
 /** A delivery about to be stored: one event to one endpoint, its body rendered. */
 export interface PlannedDelivery {
@@ -29,18 +36,21 @@ export function planDeliveries(
   for (const event of events) {
     if (event.lead === null) continue;
     const lead = event.lead;
-    // Rendered at most twice: with the previous values, and without.
-    const payloads = new Map<boolean, string>();
+    // Rendered at most three times: thin; full with the previous values, and without.
+    const payloads = new Map<string, string>();
     for (const e of endpoints) {
       // An endpoint receives the leads stored after it was registered, not those waiting before.
       if (e.teamId !== event.teamId || e.createdAt > event.createdAt) continue;
       const subteams = e.subteams === null ? [] : subteamsOf(event.teamId, lead.userId);
       if (!endpointWants(e, event.type, lead.userId, subteams)) continue;
       const withPrevious = event.type === 'lead.updated' && e.includePrevious;
-      let payload = payloads.get(withPrevious);
+      const form = e.payload === 'thin' ? 'thin' : withPrevious ? 'previous' : 'full';
+      let payload = payloads.get(form);
       if (payload === undefined) {
-        payload = JSON.stringify(eventEnvelope(event, lead, withPrevious));
-        payloads.set(withPrevious, payload);
+        payload = JSON.stringify(
+          form === 'thin' ? thinEnvelope(event, lead.uuid) : eventEnvelope(event, lead, withPrevious),
+        );
+        payloads.set(form, payload);
       }
       out.push({
         eventId: event.id,
@@ -58,4 +68,26 @@ export function planDeliveries(
 /** The body of a test event: `webhook.test`, naming the endpoint. */
 export function testPayload(endpointId: string, now: number): string {
   return JSON.stringify({ type: 'webhook.test', timestamp: formatInstant(now), data: { endpointId } });
+}
+
+/**
+ * The `webhook.endpoint.disabled` deliveries for an endpoint leadline disabled (docs/webhooks.md
+ * "When leadline disables an endpoint"): one event, `eventId`, to each of `others` — the team's
+ * endpoints as stored — that is enabled, is not the disabled one, and takes the type.
+ */
+export function disabledNotices(
+  d: DisabledEndpoint,
+  eventId: string,
+  others: Pick<Endpoint, 'id' | 'enabled' | 'eventTypes' | 'payload'>[],
+): PlannedDelivery[] {
+  return others
+    .filter((o) => o.id !== d.endpointId && o.enabled && o.eventTypes.includes('webhook.endpoint.disabled'))
+    .map((o) => ({
+      eventId,
+      endpointId: o.id,
+      teamId: d.teamId,
+      type: 'webhook.endpoint.disabled',
+      payload: endpointDisabledPayload(d, o.payload),
+      createdAt: d.at,
+    }));
 }

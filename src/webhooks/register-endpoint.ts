@@ -6,7 +6,13 @@ import { AppError } from '../shared/errors.js';
 import { checkFilters, checkUrl } from './access.js';
 import type { HostLookup } from './address.js';
 import { newSigningSecret, SecretSeal } from './secret.js';
-import { DEFAULT_EVENT_TYPES, type Endpoint, type EndpointCreator, type EventType } from './webhook.js';
+import {
+  DEFAULT_EVENT_TYPES,
+  type Endpoint,
+  type EndpointCreator,
+  type EventType,
+  type PayloadForm,
+} from './webhook.js';
 import type { WebhookStore } from './webhooks.port.js';
 
 export interface RegisterEndpointInput {
@@ -19,6 +25,8 @@ export interface RegisterEndpointInput {
   eventTypes?: EventType[];
   /** `lead.updated` bodies carry the previous values too; absent: false. */
   includePrevious?: boolean;
+  /** Full or thin bodies (docs/webhooks.md "Thin payloads"); absent: full. */
+  payload?: PayloadForm;
   members: number[] | null;
   subteams: number[] | null;
   now: number;
@@ -60,6 +68,7 @@ export async function registerEndpoint(
       secret: new SecretSeal(config.secretKey).seal(secret),
       createdBy: input.by,
       includePrevious: input.includePrevious ?? false,
+      payload: input.payload ?? 'full',
       createdAt: input.now,
     },
     config.maxEndpoints,

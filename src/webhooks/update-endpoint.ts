@@ -10,7 +10,8 @@ import type { WebhookStore } from './webhooks.port.js';
 export interface UpdateEndpointInput {
   /** The team admin asking: its team owns the endpoint (another team's is not found). */
   teamId: number;
-  memberId: number;
+  /** The member asking (null: the operator, `leadline webhooks update`). */
+  memberId: number | null;
   id: string;
   changes: EndpointChanges;
   now: number;
@@ -19,7 +20,7 @@ export interface UpdateEndpointInput {
 }
 
 /**
- * Changes an endpoint's URL, description, event types, includePrevious, filters or enabled, under the rules of
+ * Changes an endpoint's URL, description, event types, includePrevious, payload, filters or enabled, under the rules of
  * registration (register-endpoint.ts): a new URL may receive webhooks, filters name the team's own.
  */
 export async function updateEndpoint(

@@ -20,15 +20,24 @@ export const EVENT_TYPES = [
   'lead.merged',
   'lead.erased',
   'v1.usage',
+  'webhook.endpoint.disabled',
 ] as const;
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
- * What an endpoint registered without `eventTypes` receives: `lead.created` alone, as before
- * issue 39 (docs/webhooks.md "lead.updated and lead.merged"): an existing receiver is not sent
- * a body shape it never asked for.
+ * What an endpoint registered without `eventTypes` receives: `lead.created` (as before issue 39,
+ * docs/webhooks.md "lead.updated and lead.merged": a receiver is not sent a lead body shape it
+ * never asked for) and, since issue 41, `webhook.endpoint.disabled` (docs/webhooks.md "When
+ * leadline disables an endpoint"). Endpoints registered before keep their stored list.
  */
-export const DEFAULT_EVENT_TYPES: EventType[] = ['lead.created'];
+export const DEFAULT_EVENT_TYPES: EventType[] = ['lead.created', 'webhook.endpoint.disabled'];
+
+/**
+ * What an endpoint's bodies carry (docs/webhooks.md "Thin payloads"): `full`, the lead as the
+ * API returns it; `thin`, ids, type and time only — the receiver reads the lead through the API.
+ */
+export const PAYLOAD_FORMS = ['full', 'thin'] as const;
+export type PayloadForm = (typeof PAYLOAD_FORMS)[number];
 
 /** A team's registered receiver. The signing secret never leaves the store through this shape. */
 export interface Endpoint {
@@ -49,6 +58,8 @@ export interface Endpoint {
   createdBy: EndpointCreator | null;
   /** `lead.updated` bodies carry the changed fields' previous values (`previous`). */
   includePrevious: boolean;
+  /** Full bodies, or thin ones (ids, type and time). */
+  payload: PayloadForm;
   createdAt: number;
   updatedAt: number;
 }
@@ -92,6 +103,8 @@ export interface NewEndpoint {
   createdBy?: Pick<EndpointCreator, 'via' | 'memberId' | 'keyId'>;
   /** Absent: false. */
   includePrevious?: boolean;
+  /** Absent: `full`. */
+  payload?: PayloadForm;
   createdAt: number;
 }
 
@@ -104,6 +117,7 @@ export interface EndpointChanges {
   subteams?: number[] | null;
   enabled?: boolean;
   includePrevious?: boolean;
+  payload?: PayloadForm;
 }
 
 /** An endpoint's secrets as stored; `previous` signs too until `previousUntil` (rotation). */
@@ -220,4 +234,49 @@ export function eventEnvelope(
     lead: leadToV2(lead),
   };
   return { type: event.type, timestamp, data };
+}
+
+/**
+ * The thin body of an event (docs/webhooks.md "Thin payloads"): type, time and ids only — no
+ * value of the lead, so no personal data reaches the receiver's queues and logs. `lead.merged`
+ * names both leads; every other lead event the lead alone.
+ */
+export function thinEnvelope(event: WebhookEvent, leadId: string): WebhookEnvelope<ThinLeadData> {
+  const timestamp = formatInstant(event.createdAt);
+  if (event.type === 'lead.merged')
+    return { type: event.type, timestamp, data: { leadId, mergedInto: event.change?.mergedInto ?? '' } };
+  return { type: event.type, timestamp, data: { leadId } };
+}
+
+/** The `data` of a thin lead event: the lead's id (and, merged, its survivor's). */
+export interface ThinLeadData {
+  leadId: string;
+  mergedInto?: string;
+}
+
+/** Why leadline disabled an endpoint, as a metric label: 410 Gone, or failing too long. */
+export type DisableCause = 'gone' | 'failing';
+
+/** An endpoint leadline itself disabled, as `webhook.endpoint.disabled` announces it. */
+export interface DisabledEndpoint {
+  endpointId: string;
+  teamId: number;
+  url: string;
+  reason: string;
+  cause: DisableCause;
+  at: number;
+}
+
+/**
+ * The body of a `webhook.endpoint.disabled` event (docs/webhooks.md "When leadline disables an
+ * endpoint"): which endpoint, where it pointed, why and when — no lead, no personal value. A
+ * thin endpoint gets the endpoint id alone (it reads the rest with GET /webhooks/{endpointId}).
+ */
+export function endpointDisabledPayload(d: DisabledEndpoint, form: PayloadForm): string {
+  const timestamp = formatInstant(d.at);
+  const data =
+    form === 'thin'
+      ? { endpointId: d.endpointId }
+      : { endpointId: d.endpointId, url: d.url, reason: d.reason, disabledAt: timestamp };
+  return JSON.stringify({ type: 'webhook.endpoint.disabled', timestamp, data });
 }

@@ -1,5 +1,6 @@
-import type { WebhookEndpoint } from '../schemas/webhooks.js';
+import type { WebhookDelivery, WebhookEndpoint } from '../schemas/webhooks.js';
 import { formatInstant } from '../shared/instant.js';
+import type { DeliveryRecord } from './delivery.js';
 import type { Endpoint, EndpointCreator } from './webhook.js';
 
 /** Endpoint → wire shape; `secret` only in the answers that show it (creation, rotation). */
@@ -10,6 +11,7 @@ export function endpointToWire(e: Endpoint, secret?: string): WebhookEndpoint {
     description: e.description,
     eventTypes: e.eventTypes,
     includePrevious: e.includePrevious,
+    payload: e.payload,
     memberIds: e.members,
     subteamIds: e.subteams,
     enabled: e.enabled,
@@ -32,4 +34,24 @@ export function creatorText(c: EndpointCreator | null, emails: Map<number, strin
   const email = c.memberId === null ? undefined : emails.get(c.memberId);
   const member = `member ${c.memberId}${email === undefined ? '' : ` (${email})`}${c.memberRemoved ? ' (removed)' : ''}`;
   return `${member}, key ${c.keyId}${c.keyRevoked ? ' (revoked)' : ''}`;
+}
+
+/** Delivery → wire shape (GET /api/pub/v2/webhooks/{endpointId}/deliveries): instants as text. */
+export function deliveryToWire(d: DeliveryRecord): WebhookDelivery {
+  const at = (ms: number | null) => (ms === null ? null : formatInstant(ms));
+  return {
+    id: d.id,
+    eventId: d.eventId,
+    type: d.type,
+    state: d.state,
+    createdAt: formatInstant(d.createdAt),
+    nextAttemptAt: d.state === 'pending' ? at(d.nextAttemptAt) : null,
+    finishedAt: at(d.finishedAt),
+    attempts: d.attempts.map((a) => ({
+      at: formatInstant(a.at),
+      status: a.status,
+      latencyMs: a.latencyMs,
+      answer: a.answer,
+    })),
+  };
 }

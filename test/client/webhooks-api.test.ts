@@ -108,7 +108,10 @@ for (const engine of enginesUnderTest()) {
       assert.ok((await client.webhooks.list()).some((e) => e.id === created.id));
 
       const plain = await client.webhooks.create({ url: 'http://127.0.0.1:9/plain' });
-      assert.deepEqual([plain.eventTypes, plain.includePrevious], [['lead.created'], false]);
+      assert.deepEqual(
+        [plain.eventTypes, plain.includePrevious],
+        [['lead.created', 'webhook.endpoint.disabled'], false],
+      );
 
       const updated: WebhookEndpoint = await client.webhooks.update(created.id, { includePrevious: false });
       assert.deepEqual(
@@ -130,6 +133,47 @@ for (const engine of enginesUnderTest()) {
       const member = createLeadline({ baseUrl: base, apiKey: fx.key(BERLIN.member) });
       await assert.rejects(member.webhooks.list(), (e: unknown) => (e as LeadlineError).status === 403);
       await client.webhooks.remove(created.id);
+    });
+
+    test('recover sends a failed delivery again; deliveries shows its attempts (issue 41)', async () => {
+      const client = admin();
+      const statuses = [410, 204];
+      let got = 0;
+      const server = createServer((req, res) => {
+        req.resume();
+        req.on('end', () => res.writeHead(statuses[got++] ?? 204).end());
+      });
+      await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+      try {
+        const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`;
+        const since = new Date(Date.now() - 1_000);
+        const endpoint = await client.webhooks.create({ url });
+        await fx.store.deliveries.sendTest('operator', endpoint.id, Date.now());
+        await eventually(async () => {
+          const page = await client.webhooks.deliveries(endpoint.id, { state: 'failed' });
+          assert.equal(page.deliveries.length, 1);
+        });
+        assert.equal((await client.webhooks.get(endpoint.id)).enabled, false, '410 disabled it');
+        await client.webhooks.update(endpoint.id, { enabled: true });
+        assert.equal(await client.webhooks.recover(endpoint.id, since), 1);
+        const page = await eventually(async () => {
+          const p = await client.webhooks.deliveries(endpoint.id, { state: 'delivered', limit: 10 });
+          assert.equal(p.deliveries.length, 1);
+          return p;
+        });
+        assert.deepEqual(
+          page.deliveries[0]!.attempts.map((a) => a.status),
+          [410, 204],
+        );
+        assert.equal(page.nextCursor, null);
+        await assert.rejects(
+          client.webhooks.recover(endpoint.id, new Date(Date.now() + 3_600_000)),
+          (e: unknown) => (e as LeadlineError).status === 400,
+        );
+        await client.webhooks.remove(endpoint.id);
+      } finally {
+        await new Promise<void>((r) => server.close(() => r()));
+      }
     });
 
     test('a receiver verifying with the client reads typed lead.updated and lead.merged events', async () => {

@@ -244,7 +244,10 @@ for (const engine of enginesUnderTest()) {
       const list = await get('/console/webhooks', op);
       assert.match(list.body, /a\.example/);
       assert.match(list.body, /b\.example/);
-      assert.match(list.body, /disabled<\/span>: the endpoint answered 410 Gone/);
+      assert.match(
+        list.body,
+        /disabled<\/span> by leadline on \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC: the endpoint answered 410 Gone/,
+      );
       const onlyB = await get(`/console/webhooks?team=${B}`, op);
       assert.doesNotMatch(onlyB.body, /a\.example/);
       const [bFailed] = await deliveriesOf(endB);

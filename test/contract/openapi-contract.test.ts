@@ -499,6 +499,45 @@ for (const engine of enginesUnderTest())
         headers: bearer(keys.admin!),
         status: 404,
       });
+      // Issue 41: recover and the delivery history; thin payloads.
+      await send({
+        url: `${one}/recover`,
+        ...json(keys.admin!, { since: '2026-01-01T00:00:00Z' }),
+        status: 202,
+      });
+      await send({ url: `${one}/recover`, ...json(keys.admin!, { since: 'last week' }), status: 400 });
+      await send({
+        url: `${one}/recover`,
+        ...json(keys.member!, { since: '2026-01-01T00:00:00Z' }),
+        status: 403,
+      });
+      await send({
+        url: `${hooks}/${UNKNOWN_UUID}/recover`,
+        ...json(keys.admin!, { since: '2026-01-01T00:00:00Z' }),
+        status: 404,
+      });
+      await both({
+        method: 'GET',
+        url: `${one}/deliveries?limit=2`,
+        headers: bearer(keys.admin!),
+        status: 200,
+      });
+      await both({
+        method: 'GET',
+        url: `${one}/deliveries?state=failed`,
+        headers: bearer(keys.admin!),
+        status: 200,
+      });
+      await send({
+        method: 'GET',
+        url: `${one}/deliveries?state=gone`,
+        headers: bearer(keys.admin!),
+        status: 400,
+      });
+      await send({ method: 'GET', url: `${one}/deliveries`, headers: bearer(keys.other!), status: 404 });
+      await send({ url: one, ...json(keys.admin!, { payload: 'thin' }, 'PATCH'), status: 200 });
+      await send({ url: one, ...json(keys.admin!, { payload: 'slim' }, 'PATCH'), status: 400 });
+      await send({ url: one, ...json(keys.admin!, { payload: 'full' }, 'PATCH'), status: 200 });
       for (const method of ['PUT', 'POST'] as const)
         await send({ method, url: one, headers: bearer(keys.admin!), status: 405 });
       await send({ method: 'GET', url: `${one}/test`, headers: bearer(keys.admin!), status: 405 });

@@ -110,5 +110,24 @@ for (const engine of enginesUnderTest()) {
         assert.equal(sampleSum(s, 'leadline_webhook_outbox_oldest_pending_age_seconds'), 0);
       });
     });
+
+    test('an endpoint leadline disables is counted once by reason, and the team told (issue 41)', async () => {
+      const gone = await Receiver.start();
+      const told = await Receiver.start();
+      receivers.push(gone, told);
+      gone.answer = () => 410;
+      const goneId = await endpoint(gone);
+      await endpoint(told);
+      await load(made.store, [lead(), lead()], 'metrics-gone.ndjson');
+      await eventually(async () => {
+        const notice = told.received.find((r) => r.payload.type === 'webhook.endpoint.disabled');
+        assert.equal(notice?.payload.data.endpointId, goneId);
+      });
+      await eventually(async () => {
+        const s = await scrape();
+        assert.equal(sampleSum(s, 'leadline_webhook_endpoints_disabled_total', { reason: 'gone' }), 1);
+        assert.equal(sampleSum(s, 'leadline_webhook_endpoints_disabled_total', { reason: 'failing' }), 0);
+      });
+    });
   });
 }

@@ -109,7 +109,8 @@ for (const engine of enginesUnderTest()) {
       const { data } = res.json();
       assert.equal(res.headers.location, `${PATH}/${data.id}`);
       assert.match(data.secret, /^whsec_[A-Za-z0-9+/]{32}$/);
-      assert.deepEqual(data.eventTypes, ['lead.created']);
+      assert.deepEqual(data.eventTypes, ['lead.created', 'webhook.endpoint.disabled']);
+      assert.equal(data.payload, 'full');
       assert.equal(data.enabled, true);
       const got = (await call('GET', `${PATH}/${data.id}`, keys.a!)).json().data;
       assert.equal(got.secret, undefined, 'never shown again');

@@ -68,7 +68,8 @@ describe('endpointChanges: a batch of attempts, as one-at-a-time records would l
         {
           endpointId: 'c',
           failing: { clear: false, since: 6, restart: true },
-          disable: { reason: 'gone', at: 7 },
+          // The metric's label comes from the status (410: gone; here none: failing).
+          disable: { reason: 'gone', at: 7, cause: 'failing' },
         },
       ],
     );

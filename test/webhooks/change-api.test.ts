@@ -120,7 +120,10 @@ for (const engine of enginesUnderTest()) {
       assert.deepEqual([stored?.eventTypes, stored?.includePrevious], [CHANGES, true]);
 
       const plain = (await call('POST', PATH, { url: 'http://127.0.0.1:9/plain' })).json().data;
-      assert.deepEqual([plain.eventTypes, plain.includePrevious], [['lead.created'], false]);
+      assert.deepEqual(
+        [plain.eventTypes, plain.includePrevious],
+        [['lead.created', 'webhook.endpoint.disabled'], false],
+      );
 
       for (const body of [
         { eventTypes: ['lead.deleted'] },

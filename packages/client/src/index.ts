@@ -114,6 +114,15 @@ export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 export type WebhookCreateBody = components['schemas']['WebhookCreateBody'];
 /** What changes an endpoint; absent members stay. */
 export type WebhookUpdateBody = components['schemas']['WebhookUpdateBody'];
+/** One delivery of an event to an endpoint, with its attempts (docs/webhooks.md "Delivery history"). */
+export type WebhookDelivery = components['schemas']['WebhookDelivery'];
+/** A page of an endpoint's deliveries, newest first, and the cursor of the next (null: the last page). */
+export type WebhookDeliveryPage =
+  paths['/api/pub/v2/webhooks/{endpointId}/deliveries']['get']['responses']['200']['content']['application/json']['data'];
+/** Which deliveries a page holds: a state, a page's size and cursor. */
+export type WebhookDeliveryQuery = NonNullable<
+  paths['/api/pub/v2/webhooks/{endpointId}/deliveries']['get']['parameters']['query']
+>;
 
 export type Leadline = ReturnType<typeof createLeadline>;
 
@@ -235,6 +244,33 @@ export function createLeadline(options: LeadlineOptions) {
         });
         if (!response.ok) throw errorOf(response, error);
       },
+      /**
+       * Sends again every failed delivery of the endpoint of events since `since` (a Date or an
+       * RFC 3339 instant, not in the future); how many (docs/webhooks.md "Recovering deliveries
+       * through the API").
+       */
+      recover: async (endpointId: string, since: Date | string, signal?: AbortSignal): Promise<number> =>
+        (
+          await data(
+            api.POST('/api/pub/v2/webhooks/{endpointId}/recover', {
+              params: { path: { endpointId } },
+              body: { since: typeof since === 'string' ? since : since.toISOString() },
+              signal,
+            }),
+          )
+        ).recovered,
+      /** One page of the endpoint's deliveries, newest first, each with its attempts. */
+      deliveries: (
+        endpointId: string,
+        query: WebhookDeliveryQuery = {},
+        signal?: AbortSignal,
+      ): Promise<WebhookDeliveryPage> =>
+        data(
+          api.GET('/api/pub/v2/webhooks/{endpointId}/deliveries', {
+            params: { path: { endpointId }, query },
+            signal,
+          }),
+        ),
     },
     leads: {
       /** Every lead the search matches, page after page (follows `nextCursor` to its end). */

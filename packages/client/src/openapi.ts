@@ -681,6 +681,47 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pub/v2/webhooks/{endpointId}/recover": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send again every failed delivery since a time
+         * @description Team admins only; an endpoint of another team is `404`. What `leadline webhooks replay --endpoint <id> --since <t>` does: every delivery of this endpoint that ended `failed`, of an event since `since`, becomes `pending` again, due at once, with the same `webhook-id` and body. A delivery already pending again is not counted twice, so two recovers side by side send each failed delivery once. A disabled endpoint is not sent to until it is enabled again (PATCH `{"enabled": true}`).
+         */
+        post: operations["recoverWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/pub/v2/webhooks/{endpointId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The endpoint’s deliveries and their attempts, newest first
+         * @description Team admins only; an endpoint of another team is `404`.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** The endpoint’s deliveries and their attempts, newest first (HEAD: its headers, no body) */
+        head: operations["listWebhookDeliveriesHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/admin/v1/report": {
         parameters: {
             query?: never;
@@ -1216,6 +1257,46 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "webhook.endpoint.disabled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * leadline disabled another endpoint of the team (410 Gone, or failing too long)
+         * @description POSTed to every other enabled endpoint of the team that lists `webhook.endpoint.disabled` in its `eventTypes` — part of the default for endpoints registered without `eventTypes` since this event exists; endpoints registered before keep their list. Sent once per disabling, when leadline itself disables the endpoint; not when a team admin disables it. It names the endpoint, where it pointed, why and when — no lead, no personal value; a thin endpoint gets `endpointId` alone. Signed and retried like any event.
+         */
+        post: operations["webhookEndpointDisabled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "lead.thin": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Any lead event, to an endpoint with `payload: "thin"`
+         * @description An endpoint registered with `payload: "thin"` receives `lead.created`, `lead.updated`, `lead.merged` and `lead.erased` with type, time and ids only — no personal value in the receiver’s queues and logs. It reads the lead with GET /api/pub/v2/leads/{leadId}, an ordinary authenticated read counted in the usage ledger ([webhooks guide](/docs/webhooks)). Signed and retried like any event; the `webhook-id` is the event’s, as for a full body.
+         */
+        post: operations["leadThin"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export interface components {
     schemas: {
@@ -1547,9 +1628,14 @@ export interface components {
             id: string;
             url: string;
             description: string | null;
-            eventTypes: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased" | "v1.usage")[];
+            eventTypes: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased" | "v1.usage" | "webhook.endpoint.disabled")[];
             /** @description `lead.updated` bodies to this endpoint carry `previous` (the values before the change). */
             includePrevious: boolean;
+            /**
+             * @description What its bodies carry: `full` (the lead) or `thin` (type, time and ids only).
+             * @enum {unknown}
+             */
+            payload: "full" | "thin";
             memberIds: number[] | null;
             subteamIds: number[] | null;
             enabled: boolean;
@@ -1581,10 +1667,15 @@ export interface components {
             url: string;
             /** @description A note for people; not sent anywhere. */
             description?: string | null;
-            /** @description The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes, `v1.usage` for a daily notice while the team’s keys still call v1. */
-            eventTypes?: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased" | "v1.usage")[];
+            /** @description The events this endpoint receives. Default (absent at registration): `["lead.created", "webhook.endpoint.disabled"]` — list `lead.updated` and `lead.merged` to follow changes, `v1.usage` for a daily notice while the team’s keys still call v1; `webhook.endpoint.disabled` tells of another endpoint of the team that leadline disabled. */
+            eventTypes?: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased" | "v1.usage" | "webhook.endpoint.disabled")[];
             /** @description `lead.updated` bodies carry `previous`: the changed fields' values before the change. Default (absent at registration): false. */
             includePrevious?: boolean;
+            /**
+             * @description `full`: bodies carry the lead as GET /api/pub/v2/leads/{leadId} returns it. `thin`: type, time and ids only — no personal value; the receiver reads the lead through the API (/docs/webhooks, "Thin payloads"). Default (absent at registration): `full`.
+             * @enum {unknown}
+             */
+            payload?: "full" | "thin";
             /** @description Only leads collected by these members of the team; null: every member. */
             memberIds?: number[] | null;
             /** @description Only leads collected by a current member of these subteams; null: every subteam. With memberIds: either's leads. */
@@ -1596,16 +1687,58 @@ export interface components {
             url?: string;
             /** @description A note for people; not sent anywhere. */
             description?: string | null;
-            /** @description The events this endpoint receives. Default (absent at registration): `["lead.created"]` only — list `lead.updated` and `lead.merged` to follow changes, `v1.usage` for a daily notice while the team’s keys still call v1. */
-            eventTypes?: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased" | "v1.usage")[];
+            /** @description The events this endpoint receives. Default (absent at registration): `["lead.created", "webhook.endpoint.disabled"]` — list `lead.updated` and `lead.merged` to follow changes, `v1.usage` for a daily notice while the team’s keys still call v1; `webhook.endpoint.disabled` tells of another endpoint of the team that leadline disabled. */
+            eventTypes?: ("lead.created" | "lead.updated" | "lead.merged" | "lead.erased" | "v1.usage" | "webhook.endpoint.disabled")[];
             /** @description `lead.updated` bodies carry `previous`: the changed fields' values before the change. Default (absent at registration): false. */
             includePrevious?: boolean;
+            /**
+             * @description `full`: bodies carry the lead as GET /api/pub/v2/leads/{leadId} returns it. `thin`: type, time and ids only — no personal value; the receiver reads the lead through the API (/docs/webhooks, "Thin payloads"). Default (absent at registration): `full`.
+             * @enum {unknown}
+             */
+            payload?: "full" | "thin";
             /** @description Only leads collected by these members of the team; null: every member. */
             memberIds?: number[] | null;
             /** @description Only leads collected by a current member of these subteams; null: every subteam. With memberIds: either's leads. */
             subteamIds?: number[] | null;
             /** @description false stops deliveries; true starts them again (and clears disabledReason). */
             enabled?: boolean;
+        };
+        WebhookRecoverBody: {
+            /**
+             * Format: date-time
+             * @description An RFC 3339 instant, not in the future: every failed delivery of events since then is sent again.
+             */
+            since: string;
+        };
+        WebhookDelivery: {
+            /** @description The delivery (one event to this endpoint). */
+            id: number;
+            /** @description The event id: the `webhook-id` it is sent with. */
+            eventId: string;
+            /** @description The event type. */
+            type: string;
+            /**
+             * @description `pending`: waiting for an attempt (or a retry); `delivered`; `failed`: given up (recover sends it again); `dropped`: past the retention, its body gone.
+             * @enum {unknown}
+             */
+            state: "pending" | "delivered" | "failed" | "dropped";
+            /** @description When its event happened (ISO-8601 UTC). */
+            createdAt: string;
+            /** @description Pending: when it is attempted next (while an attempt is in flight, when that attempt’s lease ends); null otherwise. */
+            nextAttemptAt: string | null;
+            /** @description When it was delivered, failed or dropped; null while pending. */
+            finishedAt: string | null;
+            /** @description Its attempts, oldest first. */
+            attempts: {
+                /** @description When the attempt was made (ISO-8601 UTC). */
+                at: string;
+                /** @description The HTTP status answered; null: no answer (refused, timed out, connection error). */
+                status: number | null;
+                /** @description From sending to the answer (or the failure). */
+                latencyMs: number;
+                /** @description The start of the answer as stored (up to 1 KiB), or why there was none. */
+                answer: string;
+            }[];
         };
         /** @description The lead as GET /api/pub/v2/leads/{leadId} returns it. */
         LeadCreatedEvent: {
@@ -1767,6 +1900,42 @@ export interface components {
             data: {
                 /** @description The endpoint the test was sent to. */
                 endpointId: string;
+            };
+        };
+        /** @description leadline disabled another endpoint of the team; nothing is sent to it until a team admin enables it again (PATCH `{"enabled": true}`) and recovers what failed (POST …/recover). */
+        WebhookEndpointDisabledEvent: {
+            /** @constant */
+            type: "webhook.endpoint.disabled";
+            /** @description When leadline disabled the endpoint (ISO-8601 UTC). */
+            timestamp: string;
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The endpoint leadline disabled.
+                 */
+                endpointId: string;
+                /** @description Where it pointed (not in thin bodies). */
+                url?: string;
+                /** @description Why, in words: `the endpoint answered 410 Gone` or `every attempt failed for <n> days` (not in thin bodies). */
+                reason?: string;
+                /** @description When, as `timestamp` (not in thin bodies). */
+                disabledAt?: string;
+            };
+        };
+        /** @description What an endpoint with `payload: "thin"` receives for a lead event: no value of the lead. Read the lead with GET /api/pub/v2/leads/{leadId} (an ordinary read, counted in the usage ledger). */
+        ThinLeadEvent: {
+            /** @enum {unknown} */
+            type: "lead.created" | "lead.updated" | "lead.merged" | "lead.erased";
+            /** @description When the event happened (ISO-8601 UTC). */
+            timestamp: string;
+            data: {
+                /** Format: uuid */
+                leadId: string;
+                /**
+                 * Format: uuid
+                 * @description `lead.merged` only: the survivor.
+                 */
+                mergedInto?: string;
             };
         };
         /** @description A team’s keys still call v1: what they called yesterday, and what is coming. */
@@ -7960,6 +8129,399 @@ export interface operations {
             };
         };
     };
+    recoverWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "since": "2026-11-28T00:00:00Z"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookRecoverBody"];
+            };
+        };
+        responses: {
+            /** @description Queued again; `recovered` says how many deliveries. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "recovered": 3
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            /** @description Failed deliveries made pending again. */
+                            recovered: number;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why.
+             *
+             *     `invalid-request`: The request could not be read.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: POST. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `payload-too-large`: The request body is too large. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unsupported-media-type`: Request bodies are JSON: send Content-Type: application/json. */
+            415: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries in this state. */
+                state?: "pending" | "delivered" | "failed" | "dropped";
+                /** @description A `nextCursor` from an earlier page of the same endpoint and state filter. */
+                cursor?: string;
+                /** @description Deliveries per page, 1 to 1000 (default 100). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first. `nextCursor` continues with older deliveries; null on the last page. Delivered deliveries are kept for the retention (LEADLINE_WEBHOOK_RETENTION_DAYS). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            deliveries: components["schemas"]["WebhookDelivery"][];
+                            nextCursor: string | null;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveriesHead: {
+        parameters: {
+            query?: {
+                /** @description Only deliveries in this state. */
+                state?: "pending" | "delivered" | "failed" | "dropped";
+                /** @description A `nextCursor` from an earlier page of the same endpoint and state filter. */
+                cursor?: string;
+                /** @description Deliveries per page, 1 to 1000 (default 100). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                endpointId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first. `nextCursor` continues with older deliveries; null on the last page. Delivered deliveries are kept for the retention (LEADLINE_WEBHOOK_RETENTION_DAYS). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `forbidden`: The key's role does not allow this operation. */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `not-found`: No such resource for this caller. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     v1Report: {
         parameters: {
             query?: {
@@ -10809,6 +11371,86 @@ export interface operations {
                  *     }
                  */
                 "application/json": components["schemas"]["V1UsageEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookEndpointDisabled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`, one per valid secret (two during a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "webhook.endpoint.disabled",
+                 *       "timestamp": "2026-11-29T08:15:02.000Z",
+                 *       "data": {
+                 *         "endpointId": "0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+                 *         "url": "https://crm.example.com/hooks/leadline",
+                 *         "reason": "the endpoint answered 410 Gone",
+                 *         "disabledAt": "2026-11-29T08:15:02.000Z"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookEndpointDisabledEvent"];
+            };
+        };
+        responses: {
+            /** @description Received (any 2xx). */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    leadThin: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated `v1,<base64 HMAC-SHA256>` signatures of `id.timestamp.body`, one per valid secret (two during a rotation). */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "type": "lead.merged",
+                 *       "timestamp": "2024-07-02T09:31:00.000Z",
+                 *       "data": {
+                 *         "leadId": "01906a3c-5a10-7b20-9c3d-4e5f60718293",
+                 *         "mergedInto": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["ThinLeadEvent"];
             };
         };
         responses: {

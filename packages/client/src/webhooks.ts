@@ -33,6 +33,10 @@ export type LeadUpdatedEvent = components['schemas']['LeadUpdatedEvent'];
 export type LeadMergedEvent = components['schemas']['LeadMergedEvent'];
 /** A test event (POST /api/pub/v2/webhooks/{endpointId}/test). */
 export type WebhookTestEvent = components['schemas']['WebhookTestEvent'];
+/** leadline disabled another endpoint of the team (410 Gone, or failing too long). */
+export type WebhookEndpointDisabledEvent = components['schemas']['WebhookEndpointDisabledEvent'];
+/** A lead event to an endpoint with `payload: "thin"`: type, time and ids only. */
+export type ThinLeadEvent = components['schemas']['ThinLeadEvent'];
 /** Once a UTC day while the team's keys still call v1: which keys, what they called the day before, the next brownout, the sunset. */
 export type V1UsageEvent = components['schemas']['V1UsageEvent'];
 /**
@@ -44,7 +48,8 @@ export type WebhookEvent =
   | LeadUpdatedEvent
   | LeadMergedEvent
   | WebhookTestEvent
-  | V1UsageEvent;
+  | V1UsageEvent
+  | WebhookEndpointDisabledEvent;
 
 /** A delivery's headers: a fetch `Headers`, or a Node-style object (names in lower case). */
 export type DeliveryHeaders = Headers | Record<string, string | string[] | undefined>;

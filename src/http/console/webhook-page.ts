@@ -69,6 +69,7 @@ function details(e: Endpoint, session: ConsoleSession, emails: Map<number, strin
 ${session.subject.kind === 'operator' ? html`<dt>Team</dt><dd>${e.teamId}</dd>` : ''}
 <dt>Events</dt><dd>${e.eventTypes.join(', ')}</dd>
 <dt>Previous values</dt><dd>${e.includePrevious ? 'sent in lead.updated (includePrevious)' : 'not sent'}</dd>
+<dt>Bodies</dt><dd>${e.payload === 'thin' ? 'thin: type, time and ids only' : 'full: the lead'}</dd>
 <dt>Leads of</dt><dd>${audience(e, emails)}</dd>
 <dt>Status</dt><dd>${endpointState(e)}</dd><dt>Created</dt><dd>${when(e.createdAt)}</dd>
 <dt>Changed</dt><dd>${when(e.updatedAt)}</dd><dt>Id</dt><dd><code>${e.id}</code></dd></dl>`;

@@ -51,9 +51,13 @@ export function audience(e: Endpoint, emails: Map<number, string>): string {
   return parts.join('; or ');
 }
 
+/**
+ * Enabled, or disabled — when leadline disabled it, why and when. The time is the endpoint's
+ * last change: the disabling, unless a team admin edited the endpoint (without enabling it) since.
+ */
 export function endpointState(e: Endpoint): Html {
   if (e.enabled) return html`<span class="state-enabled">enabled</span>`;
-  return html`<span class="state-disabled">disabled</span>${e.disabledReason === null ? '' : html`: ${e.disabledReason}`}`;
+  return html`<span class="state-disabled">disabled</span>${e.disabledReason === null ? '' : html` by leadline on ${when(e.updatedAt)}: ${e.disabledReason}`}`;
 }
 
 const STATES: DeliveryState[] = ['delivered', 'pending', 'failed', 'dropped'];

@@ -151,5 +151,51 @@ export function webhookEvents(): Record<string, Json> {
       },
     },
     'v1.usage': v1UsageEvent(SIGNATURE_HEADERS),
+    'webhook.endpoint.disabled': {
+      post: {
+        operationId: 'webhookEndpointDisabled',
+        tags: ['webhooks'],
+        summary: 'leadline disabled another endpoint of the team (410 Gone, or failing too long)',
+        description:
+          'POSTed to every other enabled endpoint of the team that lists `webhook.endpoint.disabled` in its `eventTypes` — part of the default for endpoints registered without `eventTypes` since this event exists; endpoints registered before keep their list. Sent once per disabling, when leadline itself disables the endpoint; not when a team admin disables it. It names the endpoint, where it pointed, why and when — no lead, no personal value; a thin endpoint gets `endpointId` alone. Signed and retried like any event.',
+        parameters: Object.entries(SIGNATURE_HEADERS).map(([name, h]) => ({ name, in: 'header', ...h })),
+        requestBody: {
+          required: true,
+          content: json(ref('WebhookEndpointDisabledEvent'), {
+            type: 'webhook.endpoint.disabled',
+            timestamp: '2026-11-29T08:15:02.000Z',
+            data: {
+              endpointId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+              url: 'https://crm.example.com/hooks/leadline',
+              reason: 'the endpoint answered 410 Gone',
+              disabledAt: '2026-11-29T08:15:02.000Z',
+            },
+          }),
+        },
+        responses: { '200': { description: 'Received (any 2xx).' } },
+      },
+    },
+    'lead.thin': {
+      post: {
+        operationId: 'leadThin',
+        tags: ['webhooks'],
+        summary: 'Any lead event, to an endpoint with `payload: "thin"`',
+        description:
+          'An endpoint registered with `payload: "thin"` receives `lead.created`, `lead.updated`, `lead.merged` and `lead.erased` with type, time and ids only — no personal value in the receiver’s queues and logs. It reads the lead with GET /api/pub/v2/leads/{leadId}, an ordinary authenticated read counted in the usage ledger ([webhooks guide](/docs/webhooks)). Signed and retried like any event; the `webhook-id` is the event’s, as for a full body.',
+        parameters: Object.entries(SIGNATURE_HEADERS).map(([name, h]) => ({ name, in: 'header', ...h })),
+        requestBody: {
+          required: true,
+          content: json(ref('ThinLeadEvent'), {
+            type: 'lead.merged',
+            timestamp: '2024-07-02T09:31:00.000Z',
+            data: {
+              leadId: '01906a3c-5a10-7b20-9c3d-4e5f60718293',
+              mergedInto: V2_LEAD_EXAMPLE.leadId,
+            },
+          }),
+        },
+        responses: { '200': { description: 'Received (any 2xx).' } },
+      },
+    },
   };
 }

@@ -1,4 +1,4 @@
-import { WebhookCreateBody, WebhookUpdateBody } from '../../schemas/webhooks.js';
+import { WebhookCreateBody, WebhookRecoverBody, WebhookUpdateBody } from '../../schemas/webhooks.js';
 import {
   ADMIN_ERRORS,
   BODY_ERRORS,
@@ -137,6 +137,84 @@ export function webhookOperations(): Json[] {
           }),
         },
         ...keyedProblems(['not-found', ...ADMIN_ERRORS]),
+      },
+    }),
+    op('recoverWebhook', 'Send again every failed delivery since a time', {
+      description:
+        'Team admins only; an endpoint of another team is `404`. What `leadline webhooks replay --endpoint <id> --since <t>` does: every delivery of this endpoint that ended `failed`, of an event since `since`, becomes `pending` again, due at once, with the same `webhook-id` and body. A delivery already pending again is not counted twice, so two recovers side by side send each failed delivery once. A disabled endpoint is not sent to until it is enabled again (PATCH `{"enabled": true}`).',
+      parameters: [ID],
+      body: WebhookRecoverBody,
+      requestBody: {
+        required: true,
+        content: json(ref('WebhookRecoverBody'), { since: '2026-11-28T00:00:00Z' }),
+      },
+      responses: {
+        '202': {
+          description: 'Queued again; `recovered` says how many deliveries.',
+          headers: OK_HEADERS,
+          content: json(
+            {
+              type: 'object',
+              required: ['data'],
+              properties: {
+                data: {
+                  type: 'object',
+                  required: ['recovered'],
+                  properties: {
+                    recovered: { type: 'integer', description: 'Failed deliveries made pending again.' },
+                  },
+                },
+              },
+            },
+            { data: { recovered: 3 } },
+          ),
+        },
+        ...keyedProblems(['not-found', ...BODY_ERRORS, ...ADMIN_ERRORS]),
+      },
+    }),
+    op('listWebhookDeliveries', 'The endpoint’s deliveries and their attempts, newest first', {
+      parameters: [
+        ID,
+        {
+          name: 'state',
+          in: 'query',
+          description: 'Only deliveries in this state.',
+          schema: { type: 'string', enum: ['pending', 'delivered', 'failed', 'dropped'] },
+        },
+        {
+          name: 'cursor',
+          in: 'query',
+          description: 'A `nextCursor` from an earlier page of the same endpoint and state filter.',
+          schema: { type: 'string' },
+        },
+        {
+          name: 'limit',
+          in: 'query',
+          description: 'Deliveries per page, 1 to 1000 (default 100).',
+          schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 },
+        },
+      ],
+      responses: {
+        '200': {
+          description:
+            'Newest first. `nextCursor` continues with older deliveries; null on the last page. Delivered deliveries are kept for the retention (LEADLINE_WEBHOOK_RETENTION_DAYS).',
+          headers: OK_HEADERS,
+          content: json({
+            type: 'object',
+            required: ['data'],
+            properties: {
+              data: {
+                type: 'object',
+                required: ['deliveries', 'nextCursor'],
+                properties: {
+                  deliveries: { type: 'array', items: ref('WebhookDelivery') },
+                  nextCursor: { type: ['string', 'null'] },
+                },
+              },
+            },
+          }),
+        },
+        ...keyedProblems(['not-found', 'invalid-parameters', ...ADMIN_ERRORS]),
       },
     }),
   ];

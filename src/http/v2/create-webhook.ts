@@ -29,6 +29,7 @@ export const createWebhook =
         description: body.description ?? null,
         eventTypes: body.eventTypes,
         includePrevious: body.includePrevious,
+        payload: body.payload,
         members: body.memberIds ?? null,
         subteams: body.subteamIds ?? null,
         now,

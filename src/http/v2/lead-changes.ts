@@ -93,14 +93,14 @@ function sharedRead(
   return page;
 }
 
-function single(value: unknown, name: string): string | undefined {
+export function single(value: unknown, name: string): string | undefined {
   if (value === undefined) return undefined;
   if (typeof value !== 'string' || value === '')
     throw invalidParams([{ name, reason: 'give it once, not empty' }]);
   return value;
 }
 
-function parseLimit(value: unknown): number {
+export function parseLimit(value: unknown): number {
   const text = single(value, 'limit');
   if (text === undefined) return DEFAULT_LIMIT;
   const n = /^[0-9]{1,4}$/.test(text) ? Number(text) : Number.NaN;

@@ -27,6 +27,7 @@ export const updateWebhook =
           description: body.description,
           eventTypes: body.eventTypes,
           includePrevious: body.includePrevious,
+          payload: body.payload,
           members: body.memberIds,
           subteams: body.subteamIds,
           enabled: body.enabled,

@@ -6,7 +6,9 @@ import { createWebhook } from './create-webhook.js';
 import { deleteWebhook } from './delete-webhook.js';
 import { getWebhook } from './get-webhook.js';
 import { cursorCodec, type V2Deps, type V2Handler, v2Route } from './handler.js';
+import { listWebhookDeliveries } from './list-webhook-deliveries.js';
 import { listWebhooks } from './list-webhooks.js';
+import { recoverWebhook } from './recover-webhook.js';
 import { rotateWebhookSecret } from './rotate-webhook-secret.js';
 import { testWebhook } from './test-webhook.js';
 import { updateWebhook } from './update-webhook.js';
@@ -43,6 +45,16 @@ export async function webhookRoutes(app: FastifyInstance, deps: V2Deps, lookup: 
     {
       url: `${one}/test`,
       operations: [{ name: 'testWebhook', methods: ['POST'], handler: testWebhook }],
+    },
+    {
+      url: `${one}/recover`,
+      operations: [{ name: 'recoverWebhook', methods: ['POST'], handler: recoverWebhook }],
+    },
+    {
+      url: `${one}/deliveries`,
+      operations: [
+        { name: 'listWebhookDeliveries', methods: ['GET', 'HEAD'], handler: listWebhookDeliveries },
+      ],
     },
   ];
   for (const path of paths) {

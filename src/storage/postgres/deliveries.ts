@@ -1,7 +1,7 @@
 // Longer than the ~250 lines most files keep to: the DeliveryStore port on PostgreSQL, one method
 // per outbox step (dispatch, claim, record, list, replay); split by method it would scatter
 // statements that share one locking discipline.
-import type { Sql } from 'postgres';
+import type { Sql, TransactionSql } from 'postgres';
 import { uuid7 } from '../../shared/uuid7.js';
 import type { DeliveryStore, WebhookBacklog } from '../../webhooks/deliveries.port.js';
 import {
@@ -9,15 +9,17 @@ import {
   type AttemptResult,
   CLAIM_LEASE_MS,
   type ClaimedDelivery,
+  type DeliveryPage,
   type DeliveryRecord,
+  type DeliveryState,
   deliveryAfter,
   endpointChanges,
   type FinishedAttempt,
   MAX_ATTEMPTS,
   type TeamShare,
 } from '../../webhooks/delivery.js';
-import { planDeliveries, testPayload } from '../../webhooks/plan.js';
-import type { EndpointOwner } from '../../webhooks/webhook.js';
+import { disabledNotices, planDeliveries, testPayload } from '../../webhooks/plan.js';
+import type { DisabledEndpoint, EndpointOwner } from '../../webhooks/webhook.js';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -132,13 +134,56 @@ export class PostgresDeliveryStore implements DeliveryStore {
    * (only where the attempt count is still the claim's) and the endpoints' health, all from arrays.
    * Endpoint rows are touched in id order, and a healthy endpoint's row is not written at all.
    */
-  async recordAttempts(batch: readonly FinishedAttempt[]): Promise<void> {
-    if (batch.length === 0) return;
-    const sql = this.sql;
+  async recordAttempts(batch: readonly FinishedAttempt[]): Promise<DisabledEndpoint[]> {
+    if (batch.length === 0) return [];
+    const changes = endpointChanges(batch);
+    if (changes.every((c) => c.disable === null)) {
+      await this.recordIn(this.sql, batch, changes);
+      return [];
+    }
+    // Rare: the batch disables endpoints. Which of them were still enabled is read under lock, in
+    // id order as the record's update takes them, so the notice goes out once.
+    return (await this.sql.begin(async (tx) => {
+      const disabling = changes.filter((c) => c.disable !== null).map((c) => c.endpointId);
+      const live = await tx<{ id: string; team_id: number; url: string }[]>`SELECT id, team_id, url
+        FROM webhook_endpoints WHERE id = ANY(${tx.array(disabling)}::uuid[]) AND enabled
+        ORDER BY id FOR UPDATE`;
+      await this.recordIn(tx, batch, changes);
+      const disabled: DisabledEndpoint[] = [];
+      for (const row of live) {
+        const c = changes.find((x) => x.endpointId === row.id)!;
+        const d: DisabledEndpoint = {
+          endpointId: row.id,
+          teamId: Number(row.team_id),
+          url: row.url,
+          ...c.disable!,
+        };
+        const others = (
+          await tx<EndpointRow[]>`SELECT ${this.endpointColumns} FROM webhook_endpoints
+            WHERE team_id = ${d.teamId}`
+        ).map(toEndpoint);
+        for (const n of disabledNotices(d, uuid7(d.at), others)) {
+          await tx`INSERT INTO webhook_deliveries (event_id, endpoint_id, team_id, type, payload, created_at,
+              state, attempts, next_attempt_at)
+            VALUES (${n.eventId}, ${n.endpointId}, ${n.teamId}, ${n.type}, ${n.payload}, ${n.createdAt},
+              'pending', 0, ${n.createdAt})
+            ON CONFLICT (event_id, endpoint_id) DO NOTHING`;
+        }
+        disabled.push(d);
+      }
+      return disabled;
+    })) as DisabledEndpoint[];
+  }
+
+  /** The batch's one statement, on `sql` (the store's pool, or a transaction). */
+  private async recordIn(
+    sql: Sql | TransactionSql,
+    batch: readonly FinishedAttempt[],
+    changes: ReturnType<typeof endpointChanges>,
+  ): Promise<void> {
     const arr = <T>(xs: T[]) => sql.array(xs as never[]);
     const col = <T>(f: (a: FinishedAttempt) => T) => arr(batch.map(f));
     const next = batch.map(deliveryAfter);
-    const changes = endpointChanges(batch);
     const ch = <T>(f: (c: (typeof changes)[number]) => T) => arr(changes.map(f));
     await sql`WITH attempts AS (
         INSERT INTO webhook_attempts (delivery_id, attempted_at, status, latency_ms, answer)
@@ -169,8 +214,8 @@ export class PostgresDeliveryStore implements DeliveryStore {
       WHERE e.id = c.id AND NOT (c.clear AND e.failing_since IS NULL AND c.reason IS NULL)`;
   }
 
-  record(delivery: ClaimedDelivery, result: AttemptResult, outcome: AttemptOutcome): Promise<void> {
-    return this.recordAttempts([{ delivery, result, outcome }]);
+  async record(delivery: ClaimedDelivery, result: AttemptResult, outcome: AttemptOutcome): Promise<void> {
+    await this.recordAttempts([{ delivery, result, outcome }]);
   }
 
   async release(deliveries: readonly ClaimedDelivery[], now: number): Promise<void> {
@@ -204,6 +249,26 @@ export class PostgresDeliveryStore implements DeliveryStore {
     >`SELECT ${this.sql.unsafe(ATTEMPT_COLUMNS)} FROM webhook_attempts
       WHERE delivery_id = ANY(${this.sql.array(rows.map((r) => r.id))}::bigint[]) ORDER BY id`;
     return toDeliveryRecords([...rows], [...attempts]);
+  }
+
+  async deliveryPage(
+    owner: EndpointOwner,
+    endpointId: string,
+    q: { state: DeliveryState | null; before: number | null; limit: number },
+  ): Promise<DeliveryPage | null> {
+    if ((await this.owns(owner, endpointId)) === null) return null;
+    // One more than asked: whether a next page exists.
+    const rows = await this.sql<DeliveryRow[]>`SELECT ${this.sql.unsafe(DELIVERY_COLUMNS)}
+      FROM webhook_deliveries WHERE endpoint_id = ${endpointId}
+        AND (${q.state}::text IS NULL OR state = ${q.state}::text)
+        AND (${q.before}::bigint IS NULL OR id < ${q.before}::bigint)
+      ORDER BY id DESC LIMIT ${q.limit + 1}`;
+    const shown = rows.slice(0, q.limit);
+    const attempts = await this.sql<AttemptRow[]>`SELECT ${this.sql.unsafe(ATTEMPT_COLUMNS)}
+      FROM webhook_attempts WHERE delivery_id = ANY(${this.sql.array(shown.map((r) => r.id))}::bigint[])
+      ORDER BY id`;
+    const next = rows.length > q.limit ? (shown.at(-1)?.id ?? null) : null;
+    return { deliveries: toDeliveryRecords(shown, [...attempts]), next };
   }
 
   async replay(owner: EndpointOwner, deliveryId: number, now: number): Promise<boolean> {

@@ -467,6 +467,16 @@ const MIGRATIONS: Migration[] = [
         FOR EACH STATEMENT EXECUTE FUNCTION leadline_feed_notify();
     `,
   },
+  {
+    version: 17,
+    name: 'thin-payloads',
+    // As SQLite's migration 17 (docs/webhooks.md "Thin payloads"): full bodies for every
+    // endpoint stored before.
+    sql: `
+      ALTER TABLE webhook_endpoints ADD COLUMN payload text NOT NULL DEFAULT 'full'
+        CHECK (payload IN ('full', 'thin'));
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

@@ -43,11 +43,11 @@ export class PostgresWebhookStore implements WebhookStore {
       await tx`SELECT id FROM teams WHERE id = ${e.teamId} FOR NO KEY UPDATE`;
       return tx<EndpointRow[]>`INSERT INTO webhook_endpoints (id, team_id, url, description,
           event_types, member_ids, subteam_ids, secret, created_at, updated_at, created_via, created_by_member,
-          created_by_key, include_previous)
+          created_by_key, include_previous, payload)
         SELECT ${uuid7(e.createdAt)}, ${e.teamId}, ${e.url}, ${e.description}, ${JSON.stringify(e.eventTypes)},
           ${listText(e.members)}, ${listText(e.subteams)}, ${e.secret}, ${e.createdAt}, ${e.createdAt},
           ${e.createdBy?.via ?? null}, ${e.createdBy?.memberId ?? null}, ${e.createdBy?.keyId ?? null},
-          ${e.includePrevious === true}
+          ${e.includePrevious === true}, ${e.payload ?? 'full'}
         WHERE (SELECT count(*) FROM webhook_endpoints WHERE team_id = ${e.teamId}) < ${maxPerTeam}
         RETURNING ${this.columns}`;
     })) as EndpointRow[];
@@ -87,6 +87,7 @@ export class PostgresWebhookStore implements WebhookStore {
           description = ${e.description}, event_types = ${JSON.stringify(e.eventTypes)},
           member_ids = ${listText(e.members)}, subteam_ids = ${listText(e.subteams)}, enabled = ${e.enabled},
           disabled_reason = ${e.disabledReason}, include_previous = ${e.includePrevious},
+          payload = ${e.payload},
           failing_since = CASE WHEN ${e.failingSinceReset} THEN NULL ELSE failing_since END, updated_at = ${at}
         WHERE id = ${id} RETURNING ${this.columns}`;
       return toEndpoint(after!);

@@ -9,15 +9,17 @@ import {
   type AttemptResult,
   CLAIM_LEASE_MS,
   type ClaimedDelivery,
+  type DeliveryPage,
   type DeliveryRecord,
+  type DeliveryState,
   deliveryAfter,
   endpointChanges,
   type FinishedAttempt,
   MAX_ATTEMPTS,
   type TeamShare,
 } from '../../webhooks/delivery.js';
-import { planDeliveries, testPayload } from '../../webhooks/plan.js';
-import type { EndpointOwner } from '../../webhooks/webhook.js';
+import { disabledNotices, planDeliveries, testPayload } from '../../webhooks/plan.js';
+import type { DisabledEndpoint, EndpointOwner } from '../../webhooks/webhook.js';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -102,10 +104,15 @@ export class SqliteDeliveryStore implements DeliveryStore {
       disable: p(
         'UPDATE webhook_endpoints SET enabled = 0, disabled_reason = ?, updated_at = ? WHERE id = ?',
       ),
+      // Only an endpoint still enabled is announced: once, however many attempts disable it.
+      live: p('SELECT team_id, url FROM webhook_endpoints WHERE id = ? AND enabled = 1'),
+      teamEndpoints: p(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE team_id = ?`),
       owned: p(OWNED_ENDPOINT).pluck(),
       list: p(
         `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ? ORDER BY id DESC LIMIT ?`,
       ),
+      page: p(`SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries WHERE endpoint_id = ?
+        AND (? IS NULL OR state = ?) AND (? IS NULL OR id < ?) ORDER BY id DESC LIMIT ?`),
       attemptsOf: p(`SELECT ${ATTEMPT_COLUMNS} FROM webhook_attempts WHERE delivery_id = ? ORDER BY id`),
       replay:
         p(`UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, finished_at = NULL
@@ -151,7 +158,8 @@ export class SqliteDeliveryStore implements DeliveryStore {
         for (const id of ids) this.s.lease.run(now + CLAIM_LEASE_MS, id);
         return ids.map((id) => toClaimed(this.s.claimed.get(id) as ClaimRow));
       }),
-      record: tx((batch: readonly FinishedAttempt[]) => {
+      record: tx((batch: readonly FinishedAttempt[]): DisabledEndpoint[] => {
+        const disabled: DisabledEndpoint[] = [];
         for (const a of batch) {
           const { delivery: d, result: r } = a;
           this.s.attempt.run(d.id, r.at, r.status, r.latencyMs, r.answer, d.id);
@@ -162,8 +170,30 @@ export class SqliteDeliveryStore implements DeliveryStore {
           if (c.failing?.clear === true) this.s.healthy.run(c.endpointId);
           else if (c.failing?.restart === true) this.s.failingFrom.run(c.failing.since, c.endpointId);
           else if (c.failing !== null) this.s.failing.run(c.failing.since, c.endpointId);
-          if (c.disable !== null) this.s.disable.run(c.disable.reason, c.disable.at, c.endpointId);
+          if (c.disable === null) continue;
+          const row = this.s.live.get(c.endpointId) as { team_id: number; url: string } | undefined;
+          this.s.disable.run(c.disable.reason, c.disable.at, c.endpointId);
+          if (row === undefined) continue;
+          const d: DisabledEndpoint = {
+            endpointId: c.endpointId,
+            teamId: row.team_id,
+            url: row.url,
+            ...c.disable,
+          };
+          const others = (this.s.teamEndpoints.all(d.teamId) as EndpointRow[]).map(toEndpoint);
+          for (const n of disabledNotices(d, uuid7(d.at), others))
+            this.s.addDelivery.run(
+              n.eventId,
+              n.endpointId,
+              n.teamId,
+              n.type,
+              n.payload,
+              n.createdAt,
+              n.createdAt,
+            );
+          disabled.push(d);
         }
+        return disabled;
       }),
       release: tx((deliveries: readonly ClaimedDelivery[], now: number) => {
         for (const d of deliveries) this.s.release.run(now, d.id, d.attempt);
@@ -205,14 +235,14 @@ export class SqliteDeliveryStore implements DeliveryStore {
     return this.tx.claim(limit, now, share ?? { perTeam: limit, held: new Map() });
   }
 
-  async recordAttempts(batch: readonly FinishedAttempt[]): Promise<void> {
-    if (batch.length === 0) return;
+  async recordAttempts(batch: readonly FinishedAttempt[]): Promise<DisabledEndpoint[]> {
+    if (batch.length === 0) return [];
     await this.idle();
-    this.tx.record(batch);
+    return this.tx.record(batch);
   }
 
-  record(delivery: ClaimedDelivery, result: AttemptResult, outcome: AttemptOutcome): Promise<void> {
-    return this.recordAttempts([{ delivery, result, outcome }]);
+  async record(delivery: ClaimedDelivery, result: AttemptResult, outcome: AttemptOutcome): Promise<void> {
+    await this.recordAttempts([{ delivery, result, outcome }]);
   }
 
   async release(deliveries: readonly ClaimedDelivery[], now: number): Promise<void> {
@@ -235,6 +265,27 @@ export class SqliteDeliveryStore implements DeliveryStore {
     const rows = this.s.list.all(endpointId, limit) as DeliveryRow[];
     const attempts = rows.flatMap((r) => this.s.attemptsOf.all(r.id) as AttemptRow[]);
     return toDeliveryRecords(rows, attempts);
+  }
+
+  async deliveryPage(
+    owner: EndpointOwner,
+    endpointId: string,
+    q: { state: DeliveryState | null; before: number | null; limit: number },
+  ): Promise<DeliveryPage | null> {
+    if (!this.owns(owner, endpointId)) return null;
+    // One more than asked: whether a next page exists.
+    const rows = this.s.page.all(
+      endpointId,
+      q.state,
+      q.state,
+      q.before,
+      q.before,
+      q.limit + 1,
+    ) as DeliveryRow[];
+    const shown = rows.slice(0, q.limit);
+    const attempts = shown.flatMap((r) => this.s.attemptsOf.all(r.id) as AttemptRow[]);
+    const next = rows.length > q.limit ? (shown.at(-1)?.id ?? null) : null;
+    return { deliveries: toDeliveryRecords(shown, attempts), next };
   }
 
   async replay(owner: EndpointOwner, deliveryId: number, now: number): Promise<boolean> {

@@ -452,6 +452,16 @@ const MIGRATIONS: Migration[] = [
     // nothing changes here — the version is kept so both engines count the same.
     sql: 'SELECT 1;',
   },
+  {
+    version: 17,
+    name: 'thin-payloads',
+    // docs/webhooks.md "Thin payloads" (issue 41 §4): what an endpoint's bodies carry. Every
+    // endpoint stored before keeps the full bodies it was sent.
+    sql: `
+      ALTER TABLE webhook_endpoints ADD COLUMN payload TEXT NOT NULL DEFAULT 'full'
+        CHECK (payload IN ('full', 'thin'));
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

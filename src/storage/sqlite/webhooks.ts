@@ -48,8 +48,8 @@ export class SqliteWebhookStore implements WebhookStore {
     this.stmts = {
       insertEndpoint: db.prepare(`INSERT INTO webhook_endpoints (id, team_id, url, description, event_types,
         member_ids, subteam_ids, secret, created_at, updated_at, created_via, created_by_member, created_by_key,
-        include_previous)
-        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+        include_previous, payload)
+        SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
         WHERE (SELECT count(*) FROM webhook_endpoints WHERE team_id = ?) < ?`),
       endpoint: db.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE ${OWNED}`),
       all: db.prepare(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints ORDER BY created_at, id`),
@@ -58,7 +58,7 @@ export class SqliteWebhookStore implements WebhookStore {
       ),
       write:
         db.prepare(`UPDATE webhook_endpoints SET url = ?, description = ?, event_types = ?, member_ids = ?,
-        subteam_ids = ?, enabled = ?, disabled_reason = ?, include_previous = ?,
+        subteam_ids = ?, enabled = ?, disabled_reason = ?, include_previous = ?, payload = ?,
         failing_since = CASE WHEN ? THEN NULL ELSE failing_since END, updated_at = ? WHERE id = ?`),
       remove: db.prepare(`DELETE FROM webhook_endpoints WHERE ${OWNED}`),
       rotate: db.prepare(`UPDATE webhook_endpoints SET previous_secret = secret, previous_secret_until = ?,
@@ -84,6 +84,7 @@ export class SqliteWebhookStore implements WebhookStore {
         e.enabled ? 1 : 0,
         e.disabledReason,
         e.includePrevious ? 1 : 0,
+        e.payload,
         e.failingSinceReset ? 1 : 0,
         at,
         id,
@@ -115,6 +116,7 @@ export class SqliteWebhookStore implements WebhookStore {
       e.createdBy?.memberId ?? null,
       e.createdBy?.keyId ?? null,
       e.includePrevious === true ? 1 : 0,
+      e.payload ?? 'full',
       e.teamId,
       maxPerTeam,
     );
