@@ -9,8 +9,10 @@ import { V2Deprecations } from '../schemas/v2-deprecations.js';
 import { V2Me } from '../schemas/v2-me.js';
 import {
   LeadCreatedEvent,
+  LeadErasedEvent,
   LeadMergedEvent,
   LeadUpdatedEvent,
+  LoggedEvent,
   WebhookCreateBody,
   WebhookEndpoint,
   WebhookTestEvent,
@@ -159,6 +161,8 @@ function finish(doc: Json): Json {
         LeadCreatedEvent: strip(LeadCreatedEvent),
         LeadUpdatedEvent: strip(LeadUpdatedEvent),
         LeadMergedEvent: strip(LeadMergedEvent),
+        LeadErasedEvent: strip(LeadErasedEvent),
+        LoggedEvent: strip(LoggedEvent),
         WebhookTestEvent: strip(WebhookTestEvent),
         V1UsageEvent: strip(V1UsageEvent),
         ErasureBody: strip(ErasureBody),
