@@ -270,6 +270,35 @@ for (const engine of enginesUnderTest()) {
       }
     });
 
+    it('an erasure leaves no personal value of the lead in the log: its events go, lead.erased carries the id', async () => {
+      const a2 = uuidOf('a2');
+      assert.ok((await drain(app, key.admin)).events.some((e) => JSON.stringify(e).includes('García')));
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/pub/v2/erasures',
+        headers: { ...auth(key.admin), 'content-type': 'application/json' },
+        payload: { leadIds: [a2] },
+      });
+      assert.ok(res.statusCode === 200 || res.statusCode === 201, res.body);
+      const events = await eventually(async () => {
+        const got = (await drain(app, key.admin)).events;
+        assert.equal(got.at(-1)?.type, 'lead.erased');
+        return got;
+      });
+      const about = events.filter((e) => JSON.stringify(e.data).includes(a2));
+      assert.deepEqual(
+        about.map((e) => [e.type, e.data]),
+        [['lead.erased', { leadId: a2 }]],
+        'the earlier events of the lead are gone; the erasure’s carries its id alone',
+      );
+      assert.ok(!JSON.stringify(events).includes('García'), 'no value of the erased lead');
+      assert.deepEqual(
+        (await drain(app, key.mia, { types: 'lead.erased' })).events.map((e) => e.data),
+        [{ leadId: a2 }],
+        'its member sees the erasure too',
+      );
+    });
+
     it('a cursor behind the pruned events answers 410 cursor-expired; a fresh one goes on', async () => {
       const old = ok(await page(app, key.admin, { limit: 1 })).nextCursor!;
       assert.ok(old !== null);
@@ -285,7 +314,7 @@ for (const engine of enginesUnderTest()) {
       const fresh = await drain(app, key.admin);
       assert.deepEqual(
         fresh.events.map((e) => e.type),
-        ['webhook.test', 'lead.created'],
+        ['webhook.test', 'lead.created', 'lead.erased'],
         'an event a pending delivery needs is kept, and what follows it',
       );
       const created = await app.inject({
