@@ -324,6 +324,11 @@ export interface WebhookConfig {
   disableAfterMs: number;
   /** How long an undeliverable event is kept (with its attempts) before it is dropped, with a record. */
   retentionMs: number;
+  /**
+   * How long the event log keeps an event (docs/v2.md "Events"): older ones are pruned, unless a
+   * pending delivery still needs them, and a cursor behind them is answered 410.
+   */
+  eventRetentionMs: number;
   /** How often an idle delivery loop looks for due work. */
   pollMs: number;
   /** Deliveries one instance has in flight at once. */
@@ -375,6 +380,7 @@ function webhookSettings(
     rotationGraceMs: int('LEADLINE_WEBHOOK_ROTATION_GRACE_HOURS', 24, 0, 720) * 3_600_000,
     disableAfterMs: int('LEADLINE_WEBHOOK_DISABLE_AFTER_DAYS', 5, 1, 365) * DAY,
     retentionMs: int('LEADLINE_WEBHOOK_RETENTION_DAYS', 30, 1, 3650) * DAY,
+    eventRetentionMs: int('LEADLINE_EVENT_RETENTION_DAYS', 30, 1, 3650) * DAY,
     pollMs: int('LEADLINE_WEBHOOK_POLL_MS', 100, 10, 60_000),
     concurrency,
     teamConcurrency: Math.min(concurrency, int('LEADLINE_WEBHOOK_TEAM_CONCURRENCY', 16, 1, 1000)),

@@ -144,7 +144,11 @@ export class DeliveryLoop {
     this.dispatchIfDue(now);
     if (now - this.lastExpiry >= EXPIRE_EVERY_MS) {
       this.lastExpiry = now;
-      const dropped = await this.store.deliveries.expire(now - this.config.retentionMs, now);
+      const dropped = await this.store.deliveries.expire(
+        now - this.config.retentionMs,
+        now,
+        now - this.config.eventRetentionMs,
+      );
       if (dropped > 0)
         this.logger.warn({ dropped }, 'webhook deliveries dropped undelivered after the retention');
     }

@@ -9,8 +9,10 @@ import { V2Deprecations } from '../schemas/v2-deprecations.js';
 import { V2Me } from '../schemas/v2-me.js';
 import {
   LeadCreatedEvent,
+  LeadErasedEvent,
   LeadMergedEvent,
   LeadUpdatedEvent,
+  LoggedEvent,
   ThinLeadEvent,
   WebhookCreateBody,
   WebhookDelivery,
@@ -165,6 +167,8 @@ function finish(doc: Json): Json {
         LeadCreatedEvent: strip(LeadCreatedEvent),
         LeadUpdatedEvent: strip(LeadUpdatedEvent),
         LeadMergedEvent: strip(LeadMergedEvent),
+        LeadErasedEvent: strip(LeadErasedEvent),
+        LoggedEvent: strip(LoggedEvent),
         WebhookTestEvent: strip(WebhookTestEvent),
         WebhookEndpointDisabledEvent: strip(WebhookEndpointDisabledEvent),
         ThinLeadEvent: strip(ThinLeadEvent),

@@ -55,6 +55,12 @@ export const PROBLEMS: Record<ErrorCode, { status: number; title: string; descri
     title: 'Lead merged',
     description: 'The lead was merged into another; `mergedInto` names the lead it lives on in.',
   },
+  'cursor-expired': {
+    status: 410,
+    title: 'Cursor expired',
+    description:
+      'The cursor points behind the event log’s retention (LEADLINE_EVENT_RETENTION_DAYS): events after it were pruned, so paging on would skip them. Resynchronise: read the current state from scratch (search, or the lead feed), then follow the events from a fresh cursor (GET /api/pub/v2/events without one).',
+  },
   'email-suppressed': {
     status: 422,
     title: 'E-mail suppressed',

@@ -27,7 +27,7 @@ import { AppError } from '../shared/errors.js';
  * bytes. Still accepted, as cursors do not expire; never issued again.
  */
 
-export type CursorKind = 'search' | 'changes' | 'audit' | 'deliveries';
+export type CursorKind = 'search' | 'changes' | 'audit' | 'deliveries' | 'events';
 
 /** What an authentic cursor says, whichever format carried it. */
 export interface CursorPayload {

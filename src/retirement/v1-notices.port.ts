@@ -18,8 +18,9 @@ export interface V1NoticeDraft {
 
 /**
  * `sent`: claimed now, one delivery per endpoint; `sent-before`: the team's notice for the day
- * was written already (by this instance or another); `no-endpoint`: no enabled endpoint of the
- * team takes `v1.usage`, nothing claimed (an endpoint added later that day still gets it).
+ * was written already (by this instance or another); `no-endpoint`: claimed and written to the
+ * event log (docs/v2.md "Events"), but no enabled endpoint of the team takes `v1.usage`, so no
+ * delivery (an endpoint added later that day does not get it: the log has it).
  */
 export type V1NoticeOutcome =
   | { kind: 'sent'; deliveries: number }

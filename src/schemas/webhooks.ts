@@ -323,3 +323,53 @@ export const WebhookDelivery = Type.Object(
   { additionalProperties: false },
 );
 export type WebhookDelivery = Static<typeof WebhookDelivery>;
+
+/** The body of a `lead.erased` delivery (docs/privacy.md "Erasure"): the erased lead's id, nothing else. */
+export const LeadErasedEvent = Type.Object(
+  {
+    type: Type.Literal('lead.erased'),
+    timestamp: Type.String({ description: 'When the lead was erased (ISO-8601 UTC).' }),
+    data: Type.Object(
+      { leadId: Type.String({ format: 'uuid', description: 'The erased lead: delete every copy of it.' }) },
+      { additionalProperties: false },
+    ),
+  },
+  {
+    additionalProperties: false,
+    description: 'A lead was erased at its person’s request. No personal value, not even the erased e-mail.',
+  },
+);
+export type LeadErasedEvent = Static<typeof LeadErasedEvent>;
+
+/** Every type the event log holds (src/webhooks/webhook.ts LOGGED_EVENT_TYPES). */
+export const LoggedEventType = Type.Enum([
+  'lead.created',
+  'lead.updated',
+  'lead.merged',
+  'lead.erased',
+  'v1.usage',
+  'webhook.endpoint.disabled',
+  'webhook.test',
+]);
+
+/** One event of GET /api/pub/v2/events (docs/v2.md "Events"). */
+export const LoggedEvent = Type.Object(
+  {
+    id: Type.String({
+      format: 'uuid',
+      description: 'The event’s id: the `webhook-id` every delivery of it carries.',
+    }),
+    type: LoggedEventType,
+    timestamp: Type.String({ description: 'When the event happened (ISO-8601 UTC).' }),
+    data: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          'The `data` of the webhook body of this type, as an endpoint with payload "full" and without `includePrevious` receives it (the OpenAPI `webhooks` section, the event catalog at /docs/events).',
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+export type LoggedEvent = Static<typeof LoggedEvent>;

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'precondition-failed'
   | 'precondition-required'
   | 'lead-merged'
+  | 'cursor-expired'
   | 'email-suppressed'
   | 'webhook-endpoint-limit'
   | 'payload-too-large'

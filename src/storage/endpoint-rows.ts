@@ -5,6 +5,7 @@ import type {
   EndpointOwner,
   EventChange,
   EventType,
+  LoggedEventType,
   WebhookEvent,
 } from '../webhooks/webhook.js';
 import { LEAD_COLUMNS, type LeadRow, toLead } from './rows.js';
@@ -98,33 +99,36 @@ export function changed(e: Endpoint, c: EndpointChanges): Endpoint & { failingSi
 export const listText = (ids: number[] | null): string | null => (ids === null ? null : JSON.stringify(ids));
 
 /**
- * Whether a team has an enabled endpoint for `type` (`?`/`$1`: the team): the outbox takes an
- * event for a lead only then. Event types are a JSON array of quoted names.
+ * An event and its lead (LEAD_COLUMNS, all null when the lead is no longer the team's, or for a
+ * team-level event: `body`, its rendered envelope, instead).
  */
-export const wantsEvent = (team: string, type: EventType): string =>
-  `EXISTS (SELECT 1 FROM webhook_endpoints w WHERE w.team_id = ${team} AND w.enabled
-    AND w.event_types LIKE '%"${type}"%')`;
-
-export const wantsLeadCreated = (team: string): string => wantsEvent(team, 'lead.created');
-
-/** An event and its lead (LEAD_COLUMNS, all null when the lead is no longer the team's). */
-export const EVENT_COLUMNS = `e.seq AS event_seq, e.id AS event_id, e.type, e.team_id, e.created_at AS event_at, e.data, ${LEAD_COLUMNS}`;
+export const EVENT_COLUMNS = `e.seq AS event_seq, e.id AS event_id, e.type, e.team_id, e.created_at AS event_at, e.data, e.body, ${LEAD_COLUMNS}`;
 export const EVENT_FROM = `webhook_events e
   LEFT JOIN leads l ON l.team_id = e.team_id AND l.seq = e.lead_seq
   LEFT JOIN members m ON m.id = l.member_id`;
 
-export type EventRow = [number, string, EventType, number, number, string | null, ...LeadRow];
+export type EventRow = [
+  number | string,
+  string,
+  LoggedEventType,
+  number,
+  number | string,
+  string | null,
+  string | null,
+  ...LeadRow,
+];
 
 export function toWebhookEvent(r: EventRow): WebhookEvent {
-  const lead = r.slice(6) as unknown as LeadRow;
+  const lead = r.slice(7) as unknown as LeadRow;
   return {
-    seq: r[0],
+    seq: Number(r[0]),
     id: r[1],
     type: r[2],
-    teamId: r[3],
-    createdAt: r[4],
+    teamId: Number(r[3]),
+    createdAt: Number(r[4]),
     lead: lead[0] === null ? null : toLead(lead),
     change: r[5] === null ? null : toEventChange(JSON.parse(r[5]) as EventChange),
+    body: r[6],
   };
 }
 

@@ -67,11 +67,13 @@ export interface DeliveryStore {
   sendTest(owner: EndpointOwner, endpointId: string, now: number): Promise<string | null>;
   /**
    * Drops the bodies and attempts of deliveries undelivered since before `before` (their rows
-   * stay, state `dropped`: the record), and dispatched events older than that; ends as `failed`
-   * the deliveries whose last attempt's lease ran out unrecorded; returns how many deliveries
-   * were dropped.
+   * stay, state `dropped`: the record); prunes the event log of the events made before
+   * `eventsBefore` (default `before`; LEADLINE_EVENT_RETENTION_DAYS) that are dispatched and no
+   * pending delivery needs, raising each team's horizon to the highest position pruned (a cursor
+   * behind it is answered 410); ends as `failed` the deliveries whose last attempt's lease ran
+   * out unrecorded; returns how many deliveries were dropped.
    */
-  expire(before: number, now: number): Promise<number>;
+  expire(before: number, now: number, eventsBefore?: number): Promise<number>;
   /** What waits to be delivered (metrics): events not yet dispatched, deliveries not yet done. */
   backlog(): Promise<WebhookBacklog>;
 }

@@ -25,6 +25,20 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
+ * Every type the event log holds (docs/v2.md "Events"): the types an endpoint may list, and
+ * `webhook.test`, sent to one endpoint on request and kept in the log as the team's.
+ */
+export const LOGGED_EVENT_TYPES = [...EVENT_TYPES, 'webhook.test'] as const;
+export type LoggedEventType = (typeof LOGGED_EVENT_TYPES)[number];
+
+/** Team-level events: about the team's endpoints or keys, not a lead; readable by team admins only. */
+export const TEAM_EVENT_TYPES: readonly LoggedEventType[] = [
+  'webhook.test',
+  'v1.usage',
+  'webhook.endpoint.disabled',
+];
+
+/**
  * What an endpoint registered without `eventTypes` receives: `lead.created` (as before issue 39,
  * docs/webhooks.md "lead.updated and lead.merged": a receiver is not sent a lead body shape it
  * never asked for) and, since issue 41, `webhook.endpoint.disabled` (docs/webhooks.md "When
@@ -130,18 +144,23 @@ export interface SigningSecrets {
 /** Who asks: a team's admin sees that team's endpoints only; the operator (CLI) every team's. */
 export type EndpointOwner = { teamId: number } | 'operator';
 
-/** An outbox event with the lead it is about, as stored now (null: the lead left the team). */
+/**
+ * An event of the log with the lead it is about, as stored now (null: the lead left the team, or
+ * a team-level event).
+ */
 export interface WebhookEvent {
-  /** Outbox order. */
+  /** Log order (on PostgreSQL within a transaction's events: the log orders by (txid, seq)). */
   seq: number;
   /** The `webhook-id`: the same on every attempt, so a receiver can de-duplicate. */
   id: string;
-  type: EventType;
+  type: LoggedEventType;
   teamId: number;
   createdAt: number;
   lead: Lead | null;
   /** What changed (`lead.updated`, `lead.merged`); null for `lead.created`. */
   change: EventChange | null;
+  /** A team-level event's envelope as delivered (JSON), rendered when it was written; else null. */
+  body: string | null;
 }
 
 /**
@@ -191,6 +210,23 @@ export interface WebhookEnvelope<T = unknown> {
   type: string;
   timestamp: string;
   data: T;
+}
+
+/** An event as the log answers it (docs/v2.md "Events"): its id (the webhook-id) and its body. */
+export interface LoggedEvent extends WebhookEnvelope {
+  id: string;
+}
+
+/**
+ * An event of the log as GET /api/pub/v2/events gives it: the body an endpoint with payload
+ * "full" (and without `includePrevious`) receives — eventEnvelope for a lead's events, the body
+ * rendered when it was written for a team-level one — and the event's id. Null: a lead event
+ * whose lead the team no longer holds.
+ */
+export function loggedEvent(event: WebhookEvent): LoggedEvent | null {
+  if (event.body !== null) return { id: event.id, ...(JSON.parse(event.body) as WebhookEnvelope) };
+  if (event.lead === null) return null;
+  return { id: event.id, ...eventEnvelope(event, event.lead, false) };
 }
 
 /**

@@ -1,7 +1,9 @@
+import type { LeadScope } from '../leads/leads.port.js';
 import type {
   Endpoint,
   EndpointChanges,
   EndpointOwner,
+  LoggedEventType,
   NewEndpoint,
   SigningSecrets,
   WebhookEvent,
@@ -50,4 +52,29 @@ export interface WebhookStore {
   signingSecrets(id: string): Promise<SigningSecrets | null>;
   /** The team's outbox events after position `afterSeq`, in outbox order, each with its lead as stored now. */
   events(teamId: number, afterSeq: number, limit: number): Promise<WebhookEvent[]>;
+  /**
+   * A page of the event log (docs/v2.md "Events"): the events after `after` (an opaque position
+   * this method returned; null: the oldest kept) that `q` lets through, in log order — commit
+   * order: on PostgreSQL only events of transactions older than every one still running. `expired`:
+   * events after `after` were pruned (LEADLINE_EVENT_RETENTION_DAYS), no events are returned.
+   */
+  log(q: EventLogQuery): Promise<EventLogPage>;
+}
+
+export interface EventLogQuery {
+  /** Lead events of leads in this scope (their team and, when given, members/subteams). */
+  scope: LeadScope;
+  /** Whether team-level events (webhook.test, v1.usage) are let through. */
+  teamEvents: boolean;
+  /** Only these types; null: every type. */
+  types: readonly LoggedEventType[] | null;
+  after: string | null;
+  limit: number;
+}
+
+export interface EventLogPage {
+  events: WebhookEvent[];
+  /** Where the next page starts: after the last event read (let through or not). */
+  next: string;
+  expired: boolean;
 }

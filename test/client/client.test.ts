@@ -279,6 +279,22 @@ for (const engine of enginesUnderTest()) {
         return true;
       });
     });
+
+    test('events.list pages the event log with its types; a cursor with other types is a 400 LeadlineError', async () => {
+      const client = admin();
+      const first = await eventually(async () => {
+        const page = await client.events.list({ types: 'lead.created', limit: 2 });
+        assert.equal(page.events.length, 2);
+        return page;
+      });
+      assert.ok(first.events.every((e) => e.type === 'lead.created' && typeof e.id === 'string'));
+      assert.ok(first.nextCursor !== null, 'a full page: more may follow');
+      const next = await client.events.list({ types: 'lead.created', cursor: first.nextCursor, limit: 2 });
+      assert.ok(!next.events.some((e) => first.events.some((f) => f.id === e.id)), 'goes on after');
+      const err = await client.events.list({ cursor: first.nextCursor }).catch((e: unknown) => e);
+      assert.ok(err instanceof LeadlineError);
+      assert.equal(err.status, 400);
+    });
   });
 }
 

@@ -421,6 +421,29 @@ for (const engine of enginesUnderTest())
       await send({ method: 'GET', url: '/api/pub/v2/audit', headers: bearer(keys.member!), status: 403 });
       await send({ method: 'GET', url: '/api/pub/v2/audit', headers: bearer('wrong'), status: 401 });
       await send({ method: 'DELETE', url: '/api/pub/v2/audit', headers: bearer(keys.admin!), status: 405 });
+      // The event log (docs/v2.md "Events"): every event of the leads the key may read.
+      const events = await both({
+        method: 'GET',
+        url: '/api/pub/v2/events?limit=1&types=lead.created,lead.updated',
+        headers: bearer(keys.admin!),
+        status: 200,
+      });
+      const eventsNext = (JSON.parse(events.body) as { data: { pollCursor: string } }).data.pollCursor;
+      await send({
+        method: 'GET',
+        url: `/api/pub/v2/events?types=lead.created&cursor=${encodeURIComponent(eventsNext)}`,
+        headers: bearer(keys.admin!),
+        status: 400,
+      });
+      await send({ method: 'GET', url: '/api/pub/v2/events', headers: bearer(keys.member!), status: 200 });
+      await send({
+        method: 'GET',
+        url: '/api/pub/v2/events?types=lead.nothing',
+        headers: bearer(keys.admin!),
+        status: 400,
+      });
+      await send({ method: 'GET', url: '/api/pub/v2/events', headers: bearer('wrong'), status: 401 });
+      await send({ method: 'POST', url: '/api/pub/v2/events', headers: bearer(keys.admin!), status: 405 });
       await send({
         method: 'GET',
         url: `/api/pub/v2/leads/${leadId}/merge`,

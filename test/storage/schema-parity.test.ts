@@ -44,6 +44,8 @@ describe('schema parity', {
           text_fields: 'folded text per field for rechecks; SQLite re-derives it from leads.fields',
           search: 'folded text joined for the pg_trgm GIN index; SQLite searches lead_text instead',
         },
+        webhook_events: { txid: 'event-log order held at the oldest running transaction, as the feed' },
+        event_horizons: { txid: 'the horizon is a (txid, seq) position, as the event log orders' },
       };
       const SQLITE_ONLY_TABLES: Record<string, string> = {
         lead_text: 'contentless FTS5 trigram index of the searchable text (PostgreSQL: leads.search)',

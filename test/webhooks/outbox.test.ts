@@ -39,8 +39,11 @@ const lead = (userId: number, id: string, extra: object = {}) => ({
   ...extra,
 });
 
+/** Per team, the events of the first test (written before any endpoint): the later tests count after them. */
+const written = new Map<number, number>();
+
 async function allEvents(store: Store, teamId: number): Promise<WebhookEvent[]> {
-  return store.webhooks.events(teamId, 0, 100_000);
+  return (await store.webhooks.events(teamId, 0, 100_000)).slice(written.get(teamId) ?? 0);
 }
 
 async function getLead(app: FastifyInstance, key: string, uuid: string): Promise<V2Lead> {
@@ -56,6 +59,7 @@ for (const engine of enginesUnderTest()) {
     let memberKey: string;
 
     before(async () => {
+      written.clear();
       made = await makeEngineStore(engine);
       store = made.store;
       await load(store, directory);
@@ -68,15 +72,31 @@ for (const engine of enginesUnderTest()) {
       await made.cleanup();
     });
 
-    it('writes no event for a team without an endpoint', async () => {
+    it('writes the events of a team without an endpoint too (the event log), and no delivery', async () => {
       await load(store, [lead(ADMIN, 'before-1'), lead(OTHER, 'quiet-1')]);
       const res = await post(app, V2, memberKey, {
         leadSource: 'PROFILE_CONNECTION',
         systemFields: { fullName: 'No Hook Yet' },
       });
       assertV2Ok(res, 201);
-      assert.deepEqual(await allEvents(store, HOOKED), []);
-      assert.deepEqual(await allEvents(store, QUIET), []);
+      const hooked = await allEvents(store, HOOKED);
+      const quiet = await allEvents(store, QUIET);
+      assert.deepEqual(
+        hooked.map((e) => [e.type, e.lead?.id]),
+        [
+          ['lead.created', 'before-1'],
+          ['lead.created', (hooked[1]?.lead?.id ?? null) as string],
+        ],
+      );
+      assert.equal(hooked[1]?.lead?.source, 'PROFILE_CONNECTION');
+      assert.deepEqual(
+        quiet.map((e) => [e.type, e.lead?.id]),
+        [['lead.created', 'quiet-1']],
+      );
+      while ((await store.deliveries.dispatch(100, Date.now())) > 0);
+      assert.equal((await store.deliveries.backlog()).pending, 0, 'no endpoint: no delivery');
+      written.set(HOOKED, hooked.length);
+      written.set(QUIET, quiet.length);
     });
 
     it('a v2 creation writes one lead.created event whose body is the lead as GET returns it', async () => {
@@ -140,12 +160,27 @@ for (const engine of enginesUnderTest()) {
 
       const again = await load(store, [...file, lead(ADMIN, 'imp-1', { company: 'Changed' })]);
       assert.equal(again.newLeads, 0);
+      const after = (await allEvents(store, HOOKED)).slice(before);
       assert.equal(
-        (await allEvents(store, HOOKED)).length,
-        before + 3,
+        after.filter((e) => e.type === 'lead.created').length,
+        3,
         'a re-import adding nothing adds nothing',
       );
-      assert.deepEqual(await allEvents(store, QUIET), []);
+      // imp-1 was loaded with other values: its change is logged though no endpoint takes it.
+      // (imp-3, twice in the file, is a change on SQLite — its first line differs from what its
+      // last left — and none on PostgreSQL, whose batch keeps the last line: an engine difference
+      // of the import's, older than the event log.)
+      const changes = after.filter((e) => e.type !== 'lead.created').map((e) => [e.type, e.lead?.id]);
+      assert.deepEqual(changes.at(-1), ['lead.updated', 'imp-1']);
+      assert.ok(
+        changes.every(([type, id]) => type === 'lead.updated' && ['imp-1', 'imp-3'].includes(String(id))),
+        JSON.stringify(changes),
+      );
+      assert.deepEqual(
+        (await allEvents(store, QUIET)).map((e) => [e.type, e.lead?.id]),
+        [['lead.created', 'quiet-2']],
+        'the other team: its own lead’s event, in its own log',
+      );
     });
 
     it('an import that fails after writing leads leaves neither its leads nor their events', async () => {
@@ -175,7 +210,9 @@ for (const engine of enginesUnderTest()) {
         rest.map((e) => e.id),
         events.slice(2, 4).map((e) => e.id),
       );
-      assert.ok(events.every((e) => e.teamId === HOOKED && e.type === 'lead.created'));
+      assert.ok(
+        events.every((e) => e.teamId === HOOKED && ['lead.created', 'lead.updated'].includes(e.type)),
+      );
     });
   });
 }

@@ -33,6 +33,14 @@ export type AuditRecord = AuditPage['records'][number];
 /** What an audit read selects: an action, records since an instant; a page's size and cursor. */
 export type AuditQuery = NonNullable<paths['/api/pub/v2/audit']['get']['parameters']['query']>;
 
+/** A page of the event log (docs/v2.md "Events"), in the order the events happened. */
+export type EventsPage =
+  paths['/api/pub/v2/events']['get']['responses']['200']['content']['application/json']['data'];
+/** One event of the log: its id is the `webhook-id` its deliveries carry. */
+export type LoggedEvent = EventsPage['events'][number];
+/** What an events read selects: `types` (a comma list), a page's size and cursor. */
+export type EventsQuery = NonNullable<paths['/api/pub/v2/events']['get']['parameters']['query']>;
+
 /** A lead with its version (`ETag`), to send back as `ifMatch` with a change. */
 export interface VersionedLead {
   lead: Lead;
@@ -211,6 +219,16 @@ export function createLeadline(options: LeadlineOptions) {
           cursor = page.nextCursor;
         } while (cursor !== null);
       },
+    },
+    /** The event log (docs/v2.md "Events"): the events the key may see, webhooks' or not. */
+    events: {
+      /**
+       * One page and its cursors: follow `nextCursor` while it is given, then poll from
+       * `pollCursor` with the same `types`. A cursor behind the log's retention throws a
+       * `cursor-expired` problem (410): resynchronise from scratch.
+       */
+      list: (query: EventsQuery = {}, signal?: AbortSignal): Promise<EventsPage> =>
+        data(api.GET('/api/pub/v2/events', { params: { query }, signal })),
     },
     /** The key's member, team, role and scopes (GET /api/pub/v2/me). */
     me: (signal?: AbortSignal): Promise<Me> => data(api.GET('/api/pub/v2/me', { signal })),

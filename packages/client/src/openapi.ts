@@ -587,6 +587,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/pub/v2/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The event log: every event the key may see, in the order it happened
+         * @description The events webhooks deliver, kept whether or not the team has an endpoint, each with the id its deliveries carry as `webhook-id` and the `data` an endpoint receives ([event catalog](/docs/events), [v2 guide](/docs/v2#events)). A member sees the events of the leads they may read; `webhook.test`, `webhook.endpoint.disabled` and `v1.usage` (about the team’s endpoints and keys) only team admins see. Follow `nextCursor` while it is given; once it is null, poll on later from `pollCursor`. A cursor is bound to `types`. A cursor older than the log’s retention is `410` `cursor-expired`: resynchronise from scratch, then follow from a fresh cursor.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        /** The event log: every event the key may see, in the order it happened (HEAD: its headers, no body) */
+        head: operations["listEventsHead"];
+        patch?: never;
+        trace?: never;
+    };
     "/api/pub/v2/webhooks": {
         parameters: {
             query?: never;
@@ -1889,6 +1910,35 @@ export interface components {
                  * @enum {unknown}
                  */
                 changeSource: "api" | "import" | "console" | "cli";
+            };
+        };
+        /** @description A lead was erased at its person’s request. No personal value, not even the erased e-mail. */
+        LeadErasedEvent: {
+            /** @constant */
+            type: "lead.erased";
+            /** @description When the lead was erased (ISO-8601 UTC). */
+            timestamp: string;
+            data: {
+                /**
+                 * Format: uuid
+                 * @description The erased lead: delete every copy of it.
+                 */
+                leadId: string;
+            };
+        };
+        LoggedEvent: {
+            /**
+             * Format: uuid
+             * @description The event’s id: the `webhook-id` every delivery of it carries.
+             */
+            id: string;
+            /** @enum {unknown} */
+            type: "lead.created" | "lead.updated" | "lead.merged" | "lead.erased" | "v1.usage" | "webhook.endpoint.disabled" | "webhook.test";
+            /** @description When the event happened (ISO-8601 UTC). */
+            timestamp: string;
+            /** @description The `data` of the webhook body of this type, as an endpoint with payload "full" and without `includePrevious` receives it (the OpenAPI `webhooks` section, the event catalog at /docs/events). */
+            data: {
+                [key: string]: unknown;
             };
         };
         /** @description A signed event that only checks the endpoint receives. */
@@ -7140,6 +7190,273 @@ export interface operations {
             };
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /**
+                 * @description A comma list of event types: only these. Absent: every type.
+                 * @example lead.created,lead.updated
+                 */
+                types?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events in log order (types: `lead.created`, `lead.updated`, `lead.merged`, `lead.erased`, `v1.usage`, `webhook.endpoint.disabled`, `webhook.test`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "events": [
+                     *           {
+                     *             "id": "01906a3c-4f2f-7000-8000-0000000000e1",
+                     *             "type": "lead.created",
+                     *             "timestamp": "2024-07-01T12:11:02.417Z",
+                     *             "data": {
+                     *               "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                     *               "legacyLeadId": "30008",
+                     *               "assignedMembers": [
+                     *                 1013
+                     *               ],
+                     *               "leadSource": "BUSINESS_CARD_SCAN",
+                     *               "captureDatetime": "2024-07-01T12:10:00.000Z",
+                     *               "createdAt": "2024-07-01T12:11:02.417Z",
+                     *               "systemFields": {
+                     *                 "firstName": "Tobi",
+                     *                 "lastName": "Berg",
+                     *                 "fullName": "Tobi Berg",
+                     *                 "email": "tobi@example.com",
+                     *                 "phone": null,
+                     *                 "companyName": "Spree Leads GmbH",
+                     *                 "jobTitle": "Buyer",
+                     *                 "website": null,
+                     *                 "linkedinUrl": null,
+                     *                 "twitterUrl": null,
+                     *                 "address": null,
+                     *                 "note": null,
+                     *                 "bio": null,
+                     *                 "profileImageUrl": null,
+                     *                 "businessCardImageUrl": null,
+                     *                 "location": {
+                     *                   "label": "Berlin",
+                     *                   "latitude": 52.52,
+                     *                   "longitude": 13.405
+                     *                 },
+                     *                 "userPid": "7013"
+                     *               },
+                     *               "v1Fields": {
+                     *                 "time": "2024-07-01 14:10:00",
+                     *                 "userEmail": "mia@example.com",
+                     *                 "isManual": false,
+                     *                 "isScan": true,
+                     *                 "isRoll": false,
+                     *                 "lat": "52.5200",
+                     *                 "long": "13.4050"
+                     *               }
+                     *             }
+                     *           }
+                     *         ],
+                     *         "nextCursor": null,
+                     *         "pollCursor": "AjkQ…"
+                     *       }
+                     *     }
+                     */
+                    "application/json": {
+                        data: {
+                            events: components["schemas"]["LoggedEvent"][];
+                            nextCursor: string | null;
+                            pollCursor: string;
+                        };
+                    };
+                };
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `cursor-expired`: The cursor points behind the event log’s retention (LEADLINE_EVENT_RETENTION_DAYS): events after it were pruned, so paging on would skip them. Resynchronise: read the current state from scratch (search, or the lead feed), then follow the events from a fresh cursor (GET /api/pub/v2/events without one). */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listEventsHead: {
+        parameters: {
+            query?: {
+                cursor?: string;
+                /**
+                 * @description A comma list of event types: only these. Absent: every type.
+                 * @example lead.created,lead.updated
+                 */
+                types?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Events in log order (types: `lead.created`, `lead.updated`, `lead.merged`, `lead.erased`, `v1.usage`, `webhook.endpoint.disabled`, `webhook.test`). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `invalid-parameters`: One or more query parameters are missing or malformed; invalid_params names each and why. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `unauthorized`: No API key, or a key that is unknown, revoked or expired. Send it as "Authorization: Bearer <key>". */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "WWW-Authenticate": components["headers"]["WWWAuthenticate"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `method-not-allowed`: See the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    /** @description The methods this path answers: GET, HEAD. */
+                    Allow?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `cursor-expired`: The cursor points behind the event log’s retention (LEADLINE_EVENT_RETENTION_DAYS): events after it were pruned, so paging on would skip them. Resynchronise: read the current state from scratch (search, or the lead feed), then follow the events from a fresh cursor (GET /api/pub/v2/events without one). */
+            410: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /**
+             * @description `rate-limited`: The key used up its quota for the current window; retry after the Retry-After seconds.
+             *
+             *     `auth-throttled`: Too many requests from this address failed authentication; it may try again after the Retry-After seconds.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description `store-unavailable`: The store cannot be reached; retry after the Retry-After seconds. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["XRequestId"];
+                    "Retry-After": components["headers"]["RetryAfter"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
     listWebhooks: {
         parameters: {
             query?: never;
@@ -11021,7 +11338,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats — and the `id` of the event in GET /api/pub/v2/events. */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt. */
                 "webhook-timestamp": string;
@@ -11098,7 +11415,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats — and the `id` of the event in GET /api/pub/v2/events. */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt. */
                 "webhook-timestamp": string;
@@ -11189,7 +11506,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats — and the `id` of the event in GET /api/pub/v2/events. */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt. */
                 "webhook-timestamp": string;
@@ -11229,7 +11546,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats — and the `id` of the event in GET /api/pub/v2/events. */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt. */
                 "webhook-timestamp": string;
@@ -11250,16 +11567,7 @@ export interface operations {
                  *       }
                  *     }
                  */
-                "application/json": {
-                    /** @constant */
-                    type: "lead.erased";
-                    /** Format: date-time */
-                    timestamp: string;
-                    data: {
-                        /** Format: uuid */
-                        leadId: string;
-                    };
-                };
+                "application/json": components["schemas"]["LeadErasedEvent"];
             };
         };
         responses: {
@@ -11276,7 +11584,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats — and the `id` of the event in GET /api/pub/v2/events. */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt. */
                 "webhook-timestamp": string;
@@ -11314,7 +11622,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats — and the `id` of the event in GET /api/pub/v2/events. */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt. */
                 "webhook-timestamp": string;
@@ -11387,7 +11695,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats — and the `id` of the event in GET /api/pub/v2/events. */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt. */
                 "webhook-timestamp": string;
@@ -11428,7 +11736,7 @@ export interface operations {
         parameters: {
             query?: never;
             header: {
-                /** @description The event id: the same on every retry of it, so a receiver can drop repeats. */
+                /** @description The event id: the same on every retry of it, so a receiver can drop repeats — and the `id` of the event in GET /api/pub/v2/events. */
                 "webhook-id": string;
                 /** @description Unix seconds of this attempt. */
                 "webhook-timestamp": string;

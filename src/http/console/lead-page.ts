@@ -28,7 +28,7 @@ export function leadPage(app: FastifyInstance, deps: ConsoleDeps): void {
     if (record === null || record.lead.erased) throw notFound();
     const q = teamQuery(session, team);
     const { lead } = record;
-    const days = Math.round(deps.config.webhooks.retentionMs / 86_400_000);
+    const days = Math.round(deps.config.webhooks.eventRetentionMs / 86_400_000);
     const body = html`<p><a href="/console/leads${q}">Find another lead</a></p>
 ${lead.mergedInto === null ? '' : html`<p class="notice" role="status">This lead was ${leadState(lead, q)}: that lead holds its values now.</p>`}
 ${facts(record, q)}
@@ -37,9 +37,9 @@ ${values(lead)}
 <h2 id="merged">Merged into this lead</h2>
 ${mergedTable(record.merged, q)}
 <h2 id="history">History</h2>
-<p>Changes and merges as the store still holds them: it keeps a lead's events while a webhook endpoint
-of the team receives their type, and for ${days} days after they were sent (<code>LEADLINE_WEBHOOK_RETENTION_DAYS</code>),
-so the history reaches back no further. It names the fields that changed, never their values.</p>
+<p>Changes and merges as the event log still holds them: it keeps every event for ${days} days
+(<code>LEADLINE_EVENT_RETENTION_DAYS</code>), so the history reaches back no further. It names the
+fields that changed, never their values.</p>
 ${historyTable(historyOf(record), lead, q)}`;
     return noStore(reply).send(page(`Lead ${leadName(lead)}`, body, { session, view: 'leads', team }));
   });

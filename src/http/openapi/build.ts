@@ -98,6 +98,7 @@ const AFTER_KEY = new Set<ErrorCode>([
   'precondition-failed',
   'precondition-required',
   'lead-merged',
+  'cursor-expired',
   'email-suppressed',
   'v1-closed-to-new-integrations',
   'v1-brownout',

@@ -2,6 +2,7 @@ import type { TSchema } from 'typebox';
 import { auditOperations } from './audit.js';
 import type { Json } from './build.js';
 import { consoleOperations } from './console.js';
+import { eventOperations } from './events.js';
 import { pageOperations } from './pages.js';
 import { privacyOperations } from './privacy.js';
 import { serviceOperations } from './service.js';
@@ -50,6 +51,7 @@ export const OPERATIONS: ReadonlyMap<string, OperationDoc> = (() => {
     webhookOperations(),
     privacyOperations(),
     auditOperations(),
+    eventOperations(),
     v1Operations(),
     serviceOperations(),
     pageOperations(),

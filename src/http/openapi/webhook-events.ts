@@ -9,7 +9,8 @@ import { V2_LEAD_EXAMPLE } from './v2.js';
 
 const SIGNATURE_HEADERS = {
   'webhook-id': {
-    description: 'The event id: the same on every retry of it, so a receiver can drop repeats.',
+    description:
+      'The event id: the same on every retry of it, so a receiver can drop repeats — and the `id` of the event in GET /api/pub/v2/events.',
     required: true,
     schema: { type: 'string' },
   },
@@ -106,27 +107,11 @@ export function webhookEvents(): Record<string, Json> {
         parameters: Object.entries(SIGNATURE_HEADERS).map(([name, h]) => ({ name, in: 'header', ...h })),
         requestBody: {
           required: true,
-          content: json(
-            {
-              type: 'object',
-              required: ['type', 'timestamp', 'data'],
-              properties: {
-                type: { const: 'lead.erased' },
-                timestamp: { type: 'string', format: 'date-time' },
-                data: {
-                  type: 'object',
-                  required: ['leadId'],
-                  additionalProperties: false,
-                  properties: { leadId: { type: 'string', format: 'uuid' } },
-                },
-              },
-            },
-            {
-              type: 'lead.erased',
-              timestamp: '2026-11-29T07:00:00.000Z',
-              data: { leadId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' },
-            },
-          ),
+          content: json(ref('LeadErasedEvent'), {
+            type: 'lead.erased',
+            timestamp: '2026-11-29T07:00:00.000Z',
+            data: { leadId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b' },
+          }),
         },
         responses: { '200': { description: 'Received (any 2xx).' } },
       },

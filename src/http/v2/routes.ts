@@ -12,6 +12,7 @@ import { getMe } from './get-me.js';
 import { cursorCodec, V2_PREFIX, type V2Deps, type V2Handler, v2Route } from './handler.js';
 import { leadChanges } from './lead-changes.js';
 import { AUDIT_PATH, listAuditRecords } from './list-audit.js';
+import { EVENTS_PATH, listEventsHandler } from './list-events.js';
 import { mergeLeads } from './merge-leads.js';
 import { searchLeads } from './search-leads.js';
 import { subjectAccess } from './subject-access.js';
@@ -62,6 +63,7 @@ export async function v2Routes(app: FastifyInstance, deps: V2Deps): Promise<void
     },
     { name: 'subjectAccess', url: '/api/pub/v2/subject-access', methods: ['POST'], handler: subjectAccess },
     { name: 'listAudit', url: AUDIT_PATH, methods: ['GET', 'HEAD'], handler: listAuditRecords },
+    { name: 'listEvents', url: EVENTS_PATH, methods: ['GET', 'HEAD'], handler: listEventsHandler },
   ];
   const allowed = new Map<string, HTTPMethods[]>();
   for (const r of routes) allowed.set(r.url, [...(allowed.get(r.url) ?? []), ...r.methods]);

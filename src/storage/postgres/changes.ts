@@ -4,7 +4,7 @@ import { sameValues } from '../../leads/lead-change.js';
 import type { LeadMerge, LeadUpdate, WriteResult } from '../../leads/leads.port.js';
 import { uuid7 } from '../../shared/uuid7.js';
 import type { EventType } from '../../webhooks/webhook.js';
-import { eventData, wantsEvent } from '../endpoint-rows.js';
+import { eventData } from '../endpoint-rows.js';
 import { STORED_COLUMNS, type StoredRow, toStoredLead } from '../rows.js';
 import { searchText } from './text.js';
 
@@ -72,13 +72,12 @@ export class PostgresLeadChanges {
 }
 
 /**
- * Inserts the event of the lead(s) the CTE `m` returned (team_id, seq), when the team has an
- * endpoint for the type; returns one row per lead of `m`, so an empty result means none was written.
+ * Inserts the event of the lead(s) the CTE `m` returned (team_id, seq) into the event log;
+ * returns one row per lead of `m`, so an empty result means none was written.
  */
 function event(tx: TransactionSql, type: EventType, at: number, data: string) {
   return tx`, e AS (INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at, data)
-      SELECT ${uuid7(at)}, m.team_id, ${type}, m.seq, ${at}, ${data} FROM m
-      WHERE ${tx.unsafe(wantsEvent('m.team_id', type))})
+      SELECT ${uuid7(at)}, m.team_id, ${type}, m.seq, ${at}, ${data} FROM m)
     SELECT seq FROM m`;
 }
 

@@ -19,7 +19,11 @@ import {
   type TeamShare,
 } from '../../webhooks/delivery.js';
 import { disabledNotices, planDeliveries, testPayload } from '../../webhooks/plan.js';
-import type { DisabledEndpoint, EndpointOwner } from '../../webhooks/webhook.js';
+import {
+  type DisabledEndpoint,
+  type EndpointOwner,
+  endpointDisabledPayload,
+} from '../../webhooks/webhook.js';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -162,7 +166,12 @@ export class PostgresDeliveryStore implements DeliveryStore {
           await tx<EndpointRow[]>`SELECT ${this.endpointColumns} FROM webhook_endpoints
             WHERE team_id = ${d.teamId}`
         ).map(toEndpoint);
-        for (const n of disabledNotices(d, uuid7(d.at), others)) {
+        // The event in the log (dispatched: its deliveries are written with it), then its deliveries.
+        const eventId = uuid7(d.at);
+        await tx`INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at, dispatched_at, body)
+          VALUES (${eventId}, ${d.teamId}, 'webhook.endpoint.disabled', NULL, ${d.at}, ${d.at},
+            ${endpointDisabledPayload(d, 'full')})`;
+        for (const n of disabledNotices(d, eventId, others)) {
           await tx`INSERT INTO webhook_deliveries (event_id, endpoint_id, team_id, type, payload, created_at,
               state, attempts, next_attempt_at)
             VALUES (${n.eventId}, ${n.endpointId}, ${n.teamId}, ${n.type}, ${n.payload}, ${n.createdAt},
@@ -292,14 +301,18 @@ export class PostgresDeliveryStore implements DeliveryStore {
     const team = await this.owns(owner, endpointId);
     if (team === null) return null;
     const id = uuid7(now);
+    const payload = testPayload(endpointId, now);
+    // The test event in the log (dispatched: its one delivery is written with it) and its delivery.
     await this
-      .sql`INSERT INTO webhook_deliveries (event_id, endpoint_id, team_id, type, payload, created_at, state,
+      .sql`WITH e AS (INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at, dispatched_at, body)
+        VALUES (${id}, ${team}, 'webhook.test', NULL, ${now}, ${now}, ${payload}))
+      INSERT INTO webhook_deliveries (event_id, endpoint_id, team_id, type, payload, created_at, state,
         attempts, next_attempt_at)
-      VALUES (${id}, ${endpointId}, ${team}, 'webhook.test', ${testPayload(endpointId, now)}, ${now}, 'pending', 0, ${now})`;
+      VALUES (${id}, ${endpointId}, ${team}, 'webhook.test', ${payload}, ${now}, 'pending', 0, ${now})`;
     return id;
   }
 
-  async expire(before: number, now: number): Promise<number> {
+  async expire(before: number, now: number, eventsBefore = before): Promise<number> {
     return (await this.sql.begin(async (tx) => {
       await tx`UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, finished_at = ${now}
         WHERE state = 'pending' AND attempts >= ${MAX_ATTEMPTS} AND next_attempt_at <= ${now}`;
@@ -309,7 +322,21 @@ export class PostgresDeliveryStore implements DeliveryStore {
           next_attempt_at = NULL, finished_at = ${now}
         WHERE state IN ('pending', 'failed') AND created_at < ${before} RETURNING id`;
       await tx`DELETE FROM webhook_deliveries WHERE state = 'delivered' AND finished_at < ${before}`;
-      await tx`DELETE FROM webhook_events WHERE dispatched_at IS NOT NULL AND dispatched_at < ${before}`;
+      // The event log's retention (as on SQLite, deliveries.ts PRUNED): per team a prefix of the log,
+      // up to its first old event not dispatched or still needed by a pending delivery; each
+      // team's horizon (the highest (txid, seq) pruned) first, then the events.
+      const pruned = tx`WITH blocked AS MATERIALIZED (SELECT DISTINCT ON (b.team_id) b.team_id, b.txid, b.seq
+          FROM webhook_events b WHERE b.created_at < ${eventsBefore} AND (b.dispatched_at IS NULL OR EXISTS
+            (SELECT 1 FROM webhook_deliveries d WHERE d.event_id = b.id AND d.state = 'pending'))
+          ORDER BY b.team_id, b.txid, b.seq),
+        pruned AS MATERIALIZED (SELECT e.team_id, e.txid, e.seq FROM webhook_events e
+          LEFT JOIN blocked k ON k.team_id = e.team_id
+          WHERE e.created_at < ${eventsBefore} AND (k.team_id IS NULL OR (e.txid, e.seq) < (k.txid, k.seq)))`;
+      await tx`${pruned} INSERT INTO event_horizons (team_id, txid, seq)
+        SELECT DISTINCT ON (team_id) team_id, txid, seq FROM pruned ORDER BY team_id, txid DESC, seq DESC
+        ON CONFLICT (team_id) DO UPDATE SET txid = EXCLUDED.txid, seq = EXCLUDED.seq
+        WHERE (EXCLUDED.txid, EXCLUDED.seq) > (event_horizons.txid, event_horizons.seq)`;
+      await tx`${pruned} DELETE FROM webhook_events WHERE seq IN (SELECT seq FROM pruned)`;
       return dropped.length;
     })) as number;
   }

@@ -8,7 +8,6 @@ import type {
 } from '../../privacy/erasure.port.js';
 import { erasureAuditEntry } from '../../privacy/erasure-audit.js';
 import { uuid7 } from '../../shared/uuid7.js';
-import { wantsEvent } from '../endpoint-rows.js';
 import {
   erasureSource,
   noCounts,
@@ -127,8 +126,7 @@ export class PostgresErasureStore implements ErasureStore {
       await tx`INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
         SELECT u.id, u.team_id, 'lead.erased', u.seq, ${o.at}
         FROM unnest(${tx.array(rows.map(() => uuid7(o.at)))}::uuid[], ${teams}::bigint[], ${seqs}::bigint[])
-          AS u(id, team_id, seq)
-        WHERE ${tx.unsafe(wantsEvent('u.team_id', 'lead.erased'))}`;
+          AS u(id, team_id, seq)`;
     }
     if (erased.size > 0) {
       const claims = await tx`DELETE FROM idempotency_keys

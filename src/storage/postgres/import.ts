@@ -7,7 +7,6 @@ import type { ImportedLeads, ImportWriter, StagedRecord } from '../../import/imp
 import type { Collector, NewLead } from '../../leads/leads.port.js';
 import { foldedText } from '../../leads/text.js';
 import { uuid7 } from '../../shared/uuid7.js';
-import { wantsEvent } from '../endpoint-rows.js';
 import { type PgMemberRow, pgToMember } from './directory.js';
 import { searchText, textColumns } from './text.js';
 
@@ -246,17 +245,17 @@ export class PostgresImportWriter implements ImportWriter {
         SELECT ins.team_id, ins.seq, ins.version, o.before, ins.after FROM ins JOIN old o ON o.team_id = ins.team_id AND o.seq = ins.seq
         WHERE NOT ins.inserted AND o.txid <> ins.txid
       ), created_events AS (
-        -- A new lead's lead.created event, in this transaction, when its team takes events.
+        -- A new lead's lead.created event, in this transaction (the event log: docs/v2.md "Events").
         INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
         SELECT u.event_id, ins.team_id, 'lead.created', ins.seq, ${this.now}
         FROM ins JOIN u ON u.uuid = ins.uuid
-        WHERE ins.inserted AND ${this.tx.unsafe(wantsEvent('ins.team_id', 'lead.created'))}
+        WHERE ins.inserted
         ORDER BY ins.seq
       ), changed_events AS (
         INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at, data)
         SELECT gen_random_uuid(), team_id, 'lead.updated', seq, ${this.now},
           json_build_object('source', 'import', 'before', before, 'after', after, 'version', version)::text
-        FROM changed WHERE ${this.tx.unsafe(wantsEvent('changed.team_id', 'lead.updated'))}
+        FROM changed
         ORDER BY seq
       )
       SELECT (count(*) FILTER (WHERE inserted))::int AS created,

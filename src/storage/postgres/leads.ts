@@ -23,7 +23,6 @@ import type {
 } from '../../leads/leads.port.js';
 import { foldedText } from '../../leads/text.js';
 import { uuid7 } from '../../shared/uuid7.js';
-import { wantsLeadCreated } from '../endpoint-rows.js';
 import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
 import {
   LEAD_COLUMNS,
@@ -263,7 +262,7 @@ export class PostgresLeadStore implements LeadStore {
       const [next] = await tx<{ seq: number }[]>`SELECT nextval('leads_seq') AS seq`;
       const seq = next!.seq;
       const id = lead.id ?? (await freeLeadId(tx, lead));
-      // The lead and, when its team has an endpoint for it, its webhook event: one statement.
+      // The lead and its event in the log (docs/v2.md "Events"): one statement.
       await tx`WITH ins AS (INSERT INTO leads (team_id, seq, member_id, lead_id, epoch, time, user_pid, kind,
           location_shared, lat, long, fields, uuid, created_at, source, has_email, first_name, last_name,
           text_fields, search)
@@ -273,8 +272,7 @@ export class PostgresLeadStore implements LeadStore {
           ${tx.array(text)}::text[], ${searchText(text)})
         RETURNING team_id, seq)
       INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
-        SELECT ${uuid7(now)}, team_id, 'lead.created', seq, ${now} FROM ins
-        WHERE ${tx.unsafe(wantsLeadCreated('ins.team_id'))}`;
+        SELECT ${uuid7(now)}, team_id, 'lead.created', seq, ${now} FROM ins`;
       const [row] = await rowsOf<StoredRow>(tx, {
         text: `SELECT ${STORED_COLUMNS} FROM leads l JOIN members m ON m.id = l.member_id
           WHERE l.team_id = $1 AND l.seq = $2`,

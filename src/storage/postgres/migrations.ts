@@ -477,6 +477,28 @@ const MIGRATIONS: Migration[] = [
         CHECK (payload IN ('full', 'thin'));
     `,
   },
+  {
+    version: 18,
+    name: 'event-log',
+    // As SQLite's migration 18 (docs/v2.md "Events"). Positions are (txid, seq), as the lead
+    // feed's: seq is drawn before commit, so a reader of the log takes only the events of
+    // transactions older than every one still running (events.ts). Events stored before keep
+    // the migration's transaction: they come first, in seq order. The horizon is a (txid, seq).
+    sql: `
+      ALTER TABLE webhook_events ALTER COLUMN lead_seq DROP NOT NULL,
+        ADD COLUMN body text,
+        ADD COLUMN txid bigint NOT NULL DEFAULT 0;
+      UPDATE webhook_events SET txid = pg_current_xact_id()::text::bigint;
+      ALTER TABLE webhook_events ALTER COLUMN txid SET DEFAULT (pg_current_xact_id()::text::bigint);
+      CREATE INDEX webhook_events_log ON webhook_events(team_id, txid, seq);
+      CREATE INDEX webhook_events_at ON webhook_events(created_at);
+      CREATE TABLE event_horizons (
+        team_id bigint PRIMARY KEY,
+        txid bigint NOT NULL,
+        seq bigint NOT NULL
+      );
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

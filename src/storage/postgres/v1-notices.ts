@@ -21,11 +21,13 @@ export class PostgresV1Notices implements V1NoticeStore {
     return this.sql.begin(async (tx): Promise<V1NoticeOutcome> => {
       const endpoints = await tx<{ id: string }[]>`SELECT id FROM webhook_endpoints
         WHERE team_id = ${d.teamId} AND enabled AND event_types LIKE '%"v1.usage"%' ORDER BY created_at, id`;
-      if (endpoints.length === 0) return { kind: 'no-endpoint' };
       const claimed = await tx`INSERT INTO v1_notices (team_id, day, event_id, deliveries, created_at)
         VALUES (${d.teamId}, ${d.day}, ${d.eventId}, ${endpoints.length}, ${d.createdAt})
         ON CONFLICT (team_id, day) DO NOTHING`;
       if (claimed.count === 0) return { kind: 'sent-before' };
+      await tx`INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at, dispatched_at, body)
+        VALUES (${d.eventId}, ${d.teamId}, 'v1.usage', NULL, ${d.createdAt}, ${d.createdAt}, ${d.payload})`;
+      if (endpoints.length === 0) return { kind: 'no-endpoint' };
       await tx`INSERT INTO webhook_deliveries (event_id, endpoint_id, team_id, type, payload, created_at,
           state, attempts, next_attempt_at)
         SELECT ${d.eventId}, e, ${d.teamId}, 'v1.usage', ${d.payload}, ${d.createdAt}, 'pending', 0, ${d.createdAt}

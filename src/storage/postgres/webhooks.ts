@@ -9,7 +9,7 @@ import {
   type SigningSecrets,
   type WebhookEvent,
 } from '../../webhooks/webhook.js';
-import type { WebhookStore } from '../../webhooks/webhooks.port.js';
+import type { EventLogPage, EventLogQuery, WebhookStore } from '../../webhooks/webhooks.port.js';
 import {
   changed,
   ENDPOINT_COLUMNS,
@@ -22,6 +22,17 @@ import {
   toEndpoint,
   toWebhookEvent,
 } from '../endpoint-rows.js';
+import {
+  FEED_START,
+  type FeedPosition,
+  formatFeedPosition,
+  Params,
+  parseFeedPosition,
+  scopeCondition,
+} from './search.js';
+
+/** Only events of transactions older than every one still running: none can appear behind them. */
+const SETTLED = 'e.txid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint';
 
 /** Endpoints and the outbox on the primary: delivery state must never be read stale. */
 export class PostgresWebhookStore implements WebhookStore {
@@ -128,4 +139,56 @@ export class PostgresWebhookStore implements WebhookStore {
       .values();
     return (rows as unknown as EventRow[]).map(toWebhookEvent);
   }
+
+  /**
+   * Positions are (txid, seq), as the lead feed's (search.ts changesQuery): seq is drawn before
+   * commit, so only settled transactions' events are read. `top`, read first, is the highest
+   * settled position: a short page read after it has seen every event up to it.
+   */
+  async log(q: EventLogQuery): Promise<EventLogPage> {
+    const teamId = q.scope.teamId;
+    const after = q.after === null ? FEED_START : parseFeedPosition(q.after);
+    const [horizon] = await this.sql<{ txid: string; seq: string }[]>`SELECT txid, seq FROM event_horizons
+      WHERE team_id = ${teamId}`;
+    if (q.after !== null && horizon !== undefined && before(after, position(horizon)))
+      return { events: [], next: q.after, expired: true };
+    const [top] = await this.sql.unsafe<{ txid: string; seq: string }[]>(
+      `SELECT e.txid, e.seq FROM webhook_events e WHERE e.team_id = $1 AND ${SETTLED}
+        ORDER BY e.txid DESC, e.seq DESC LIMIT 1`,
+      [teamId],
+    );
+    const p = new Params();
+    const where = [
+      `e.team_id = ${p.add(teamId)}`,
+      `(e.txid, e.seq) > (${p.add(after.txid)}, ${p.add(after.seq)})`,
+      SETTLED,
+    ];
+    if (q.types !== null) where.push(`e.type = ANY(${p.add(q.types)}::text[])`);
+    const lead = `(e.lead_seq IS NOT NULL AND ${scopeCondition(q.scope, p)})`;
+    where.push(q.teamEvents ? `(e.lead_seq IS NULL OR ${lead})` : lead);
+    const rows = (await this.sql
+      .unsafe(
+        `SELECT ${EVENT_COLUMNS}, e.txid AS event_txid FROM ${EVENT_FROM} WHERE ${where.join(' AND ')}
+        ORDER BY e.txid, e.seq LIMIT ${p.add(q.limit)}`,
+        p.values as never[],
+      )
+      .values()) as unknown as [...EventRow, string][];
+    const events = rows.map((r) => toWebhookEvent(r.slice(0, -1) as unknown as EventRow));
+    const lastRow = rows.at(-1);
+    let next = lastRow === undefined ? after : { txid: Number(lastRow.at(-1)), seq: Number(lastRow[0]) };
+    // A short page has seen everything up to `top`; nothing is kept behind the horizon.
+    if (events.length < q.limit) {
+      for (const bound of [top, horizon])
+        if (bound !== undefined && before(next, position(bound))) next = position(bound);
+    }
+    return { events, next: formatFeedPosition(next), expired: false };
+  }
 }
+
+const position = (r: { txid: string | number; seq: string | number }): FeedPosition => ({
+  txid: Number(r.txid),
+  seq: Number(r.seq),
+});
+
+const before = (a: FeedPosition, b: FeedPosition): boolean =>
+  a.txid < b.txid || (a.txid === b.txid && a.seq < b.seq);

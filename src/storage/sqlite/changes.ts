@@ -5,7 +5,7 @@ import type { LeadMerge, LeadUpdate, WriteResult } from '../../leads/leads.port.
 import { paddedWords } from '../../leads/text.js';
 import { uuid7 } from '../../shared/uuid7.js';
 import type { EventType } from '../../webhooks/webhook.js';
-import { eventData, wantsEvent } from '../endpoint-rows.js';
+import { eventData } from '../endpoint-rows.js';
 import { STORED_COLUMNS, type StoredRow, toStoredLead } from '../rows.js';
 import { DELETE_LEAD_TEXT, INSERT_LEAD_TEXT } from './lead-writes.js';
 
@@ -40,11 +40,11 @@ export class FeedClock {
   }
 }
 
-/** An event with its change, when the team has an endpoint for its type: (id, team, type, seq, at, data, team). */
+/** An event with its change, to the event log (docs/v2.md "Events"): (id, team, seq, at, data). */
 const insertEvent = (
   type: EventType,
 ) => `INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at, data)
-  SELECT ?, ?, '${type}', ?, ?, ? WHERE ${wantsEvent('?', type)}`;
+  VALUES (?, ?, '${type}', ?, ?, ?)`;
 
 /** Stale: a lead was not at its version, merged, or gone — the transaction is rolled back. */
 class Stale extends Error {}
@@ -103,7 +103,7 @@ export class SqliteLeadChanges {
           mergedInto: survivor.uuid,
           version: merged.version + 1,
         });
-        this.s.merged.run(uuid7(survivor.at), survivor.teamId, row.seq, survivor.at, data, survivor.teamId);
+        this.s.merged.run(uuid7(survivor.at), survivor.teamId, row.seq, survivor.at, data);
       }
       if (sameValues(survivor.before, survivor.values)) {
         if (this.s.current.get(survivor.teamId, survivor.uuid, survivor.version) === undefined)
@@ -156,7 +156,7 @@ export class SqliteLeadChanges {
     this.s.deleteText.run(row.seq);
     this.s.insertText.run(row.seq, ...c.text.map(paddedWords));
     const data = eventData({ source: c.source, before: c.before, after: c.values, version: c.version + 1 });
-    this.s.updated.run(uuid7(c.at), c.teamId, row.seq, c.at, data, c.teamId);
+    this.s.updated.run(uuid7(c.at), c.teamId, row.seq, c.at, data);
   }
 
   private read(uuid: string): StoredLead {

@@ -68,7 +68,7 @@ export class SqliteLeadCreator {
       seq: number;
     };
     this.stmts.insertText.run(leadTextValues(seq, lead));
-    this.stmts.insertEvent.run(uuid7(now), lead.teamId, seq, now, lead.teamId);
+    this.stmts.insertEvent.run(uuid7(now), lead.teamId, seq, now);
     if (claim !== null) this.stmts.addClaim.run(claim.keyId, claim.key, claim.bodyHash, uuid, now);
     return { kind: 'created', lead: this.byUuid(uuid)! };
   }

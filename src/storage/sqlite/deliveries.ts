@@ -19,7 +19,11 @@ import {
   type TeamShare,
 } from '../../webhooks/delivery.js';
 import { disabledNotices, planDeliveries, testPayload } from '../../webhooks/plan.js';
-import type { DisabledEndpoint, EndpointOwner } from '../../webhooks/webhook.js';
+import {
+  type DisabledEndpoint,
+  type EndpointOwner,
+  endpointDisabledPayload,
+} from '../../webhooks/webhook.js';
 import {
   ATTEMPT_COLUMNS,
   type AttemptRow,
@@ -40,6 +44,20 @@ import {
   toEndpoint,
   toWebhookEvent,
 } from '../endpoint-rows.js';
+import { INSERT_TEAM_EVENT } from './webhooks.js';
+
+/**
+ * The events the log's retention removes (`@before`: made before): per team, a prefix of the log — the
+ * old events before the team's first old one that is not dispatched yet or that a pending delivery
+ * still needs. So no event is kept behind the horizon (the highest position pruned), and a cursor
+ * at or after it has missed nothing.
+ */
+const PRUNED = `WITH blocked AS MATERIALIZED (SELECT b.team_id, min(b.seq) AS seq FROM webhook_events b
+    WHERE b.created_at < @before AND (b.dispatched_at IS NULL OR EXISTS (SELECT 1 FROM webhook_deliveries d
+      WHERE d.event_id = b.id AND d.state = 'pending'))
+    GROUP BY b.team_id),
+  pruned AS MATERIALIZED (SELECT e.seq, e.team_id FROM webhook_events e
+    WHERE e.created_at < @before AND e.seq < coalesce((SELECT k.seq FROM blocked k WHERE k.team_id = e.team_id), 9223372036854775807))`;
 
 /** The owner may see the endpoint: (endpoint id, team, team); team NULL for the operator. */
 const OWNED_ENDPOINT = 'SELECT id FROM webhook_endpoints WHERE id = ? AND (? IS NULL OR team_id = ?)';
@@ -121,6 +139,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
         p(`UPDATE webhook_deliveries SET state = 'pending', attempts = 0, next_attempt_at = ?, finished_at = NULL
         WHERE endpoint_id = ? AND state = 'failed' AND created_at >= ?`),
       teamOf: p('SELECT team_id FROM webhook_endpoints WHERE id = ?').pluck(),
+      teamEvent: p(INSERT_TEAM_EVENT),
       dropAttempts: p(`DELETE FROM webhook_attempts WHERE delivery_id IN (SELECT id FROM webhook_deliveries
         WHERE state IN ('pending', 'failed') AND created_at < ?)`),
       drop: p(`UPDATE webhook_deliveries SET state = 'dropped', payload = NULL, next_attempt_at = NULL, finished_at = ?
@@ -128,7 +147,12 @@ export class SqliteDeliveryStore implements DeliveryStore {
       spent: p(`UPDATE webhook_deliveries SET state = 'failed', next_attempt_at = NULL, finished_at = ?
         WHERE state = 'pending' AND attempts >= ? AND next_attempt_at <= ?`),
       forgetDelivered: p("DELETE FROM webhook_deliveries WHERE state = 'delivered' AND finished_at < ?"),
-      forgetEvents: p('DELETE FROM webhook_events WHERE dispatched_at IS NOT NULL AND dispatched_at < ?'),
+      // The event log's retention: its horizon first (the highest position pruned, per team), then
+      // the events. An event a pending delivery still needs is kept.
+      horizon: p(`${PRUNED} INSERT INTO event_horizons (team_id, seq)
+        SELECT team_id, max(seq) FROM pruned WHERE true GROUP BY team_id
+        ON CONFLICT (team_id) DO UPDATE SET seq = max(seq, excluded.seq)`),
+      prune: p(`${PRUNED} DELETE FROM webhook_events WHERE seq IN (SELECT seq FROM pruned)`),
     };
     // Each transaction function is built once: better-sqlite3's db.transaction() per call cost
     // about a seventh of the delivery loop's time (profile, bench/RESULTS.md).
@@ -181,7 +205,17 @@ export class SqliteDeliveryStore implements DeliveryStore {
             ...c.disable,
           };
           const others = (this.s.teamEndpoints.all(d.teamId) as EndpointRow[]).map(toEndpoint);
-          for (const n of disabledNotices(d, uuid7(d.at), others))
+          // The event in the log (dispatched: its deliveries are written with it), then its deliveries.
+          const eventId = uuid7(d.at);
+          this.s.teamEvent.run(
+            eventId,
+            d.teamId,
+            'webhook.endpoint.disabled',
+            d.at,
+            d.at,
+            endpointDisabledPayload(d, 'full'),
+          );
+          for (const n of disabledNotices(d, eventId, others))
             this.s.addDelivery.run(
               n.eventId,
               n.endpointId,
@@ -195,15 +229,25 @@ export class SqliteDeliveryStore implements DeliveryStore {
         }
         return disabled;
       }),
+      // The test event in the log (dispatched: its one delivery is written with it) and its delivery.
+      test: tx((endpointId: string, now: number) => {
+        const id = uuid7(now);
+        const team = this.s.teamOf.get(endpointId) as number;
+        const payload = testPayload(endpointId, now);
+        this.s.teamEvent.run(id, team, 'webhook.test', now, now, payload);
+        this.s.addDelivery.run(id, endpointId, team, 'webhook.test', payload, now, now);
+        return id;
+      }),
       release: tx((deliveries: readonly ClaimedDelivery[], now: number) => {
         for (const d of deliveries) this.s.release.run(now, d.id, d.attempt);
       }),
-      expire: tx((before: number, now: number) => {
+      expire: tx((before: number, now: number, eventsBefore: number) => {
         this.s.spent.run(now, MAX_ATTEMPTS, now);
         this.s.dropAttempts.run(before);
         const dropped = this.s.drop.run(now, before).changes;
         this.s.forgetDelivered.run(before);
-        this.s.forgetEvents.run(before);
+        this.s.horizon.run({ before: eventsBefore });
+        this.s.prune.run({ before: eventsBefore });
         return dropped;
       }),
     };
@@ -300,15 +344,13 @@ export class SqliteDeliveryStore implements DeliveryStore {
 
   async sendTest(owner: EndpointOwner, endpointId: string, now: number): Promise<string | null> {
     if (!this.owns(owner, endpointId)) return null;
-    const id = uuid7(now);
-    const team = this.s.teamOf.get(endpointId) as number;
-    this.s.addDelivery.run(id, endpointId, team, 'webhook.test', testPayload(endpointId, now), now, now);
-    return id;
+    while (this.db.inTransaction) await new Promise((resolve) => setTimeout(resolve, 5));
+    return this.tx.test(endpointId, now);
   }
 
-  async expire(before: number, now: number): Promise<number> {
+  async expire(before: number, now: number, eventsBefore = before): Promise<number> {
     await this.idle();
-    return this.tx.expire(before, now);
+    return this.tx.expire(before, now, eventsBefore);
   }
 
   async backlog(): Promise<WebhookBacklog> {

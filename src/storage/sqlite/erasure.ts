@@ -10,7 +10,6 @@ import type {
 import { erasureAuditEntry } from '../../privacy/erasure-audit.js';
 import { uuid7 } from '../../shared/uuid7.js';
 import { auditValues } from '../audit-rows.js';
-import { wantsEvent } from '../endpoint-rows.js';
 import {
   erasureSource,
   noCounts,
@@ -78,7 +77,7 @@ export class SqliteErasureStore implements ErasureStore {
           pos = ?, version = version + 1, changed_via = ?, changed_at = ?
         WHERE seq = ?`),
       erasedEvent: db.prepare(`INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
-        SELECT ?, ?, 'lead.erased', ?, ? WHERE ${wantsEvent('?', 'lead.erased')}`),
+        VALUES (?, ?, 'lead.erased', ?, ?)`),
       claims: db.prepare('DELETE FROM idempotency_keys WHERE lead_uuid IN (SELECT value FROM json_each(?))'),
       addReceipt: db.prepare(
         `INSERT INTO erasures (${RECEIPT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -168,7 +167,7 @@ export class SqliteErasureStore implements ErasureStore {
         counts.searchRows++;
       }
       this.s.wipe.run(o.at, o.id, this.clock.next(), source, o.at, seq);
-      this.s.erasedEvent.run(uuid7(o.at), teamId, seq, o.at, teamId);
+      this.s.erasedEvent.run(uuid7(o.at), teamId, seq, o.at);
     }
     counts.idempotencyKeys += this.s.claims.run(JSON.stringify(uuids)).changes;
     const receipt: ErasureReceipt = {

@@ -7,7 +7,7 @@ import type { ImportedLeads, ImportWriter, StagedRecord } from '../../import/imp
 import { sameValues, valuesOf } from '../../leads/lead-change.js';
 import type { Collector, LeadValues, NewLead } from '../../leads/leads.port.js';
 import { uuid7 } from '../../shared/uuid7.js';
-import { eventData, wantsEvent } from '../endpoint-rows.js';
+import { eventData } from '../endpoint-rows.js';
 import { STORED_COLUMNS, type StoredRow, toStoredLead } from '../rows.js';
 import { FeedClock } from './changes.js';
 import { toMember } from './directory.js';
@@ -18,7 +18,7 @@ import {
   leadTextValues,
   leadValues,
 } from './lead-writes.js';
-import { INSERT_EVENT } from './webhooks.js';
+import { INSERT_LEAD_CREATED } from './webhooks.js';
 
 const STAGE_BATCH = 1000;
 
@@ -44,7 +44,6 @@ export class SqliteImportWriter implements ImportWriter {
    * Whether a team takes webhook events of a type (`team type`): its endpoints cannot change
    * while the import holds the write lock.
    */
-  private readonly eventTeams = new Map<string, boolean>();
 
   /** Runs a function in a savepoint of the import's transaction: all of it, or none. */
   private readonly inSavepoint: <T>(work: () => T) => T;
@@ -95,9 +94,7 @@ export class SqliteImportWriter implements ImportWriter {
       insertChange: db.prepare(`INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at, data)
         VALUES (?, ?, 'lead.updated', ?, ?, ?)`),
       insertText: db.prepare(INSERT_LEAD_TEXT),
-      wantsCreated: db.prepare(`SELECT ${wantsEvent('?', 'lead.created')}`).pluck(),
-      wantsUpdated: db.prepare(`SELECT ${wantsEvent('?', 'lead.updated')}`).pluck(),
-      insertEvent: db.prepare(INSERT_EVENT),
+      insertEvent: db.prepare(INSERT_LEAD_CREATED),
       deleteText: db.prepare(DELETE_LEAD_TEXT),
       stage: db.prepare('INSERT INTO temp.import_staged (ordinal, source, text) VALUES (?, ?, ?)'),
       staged: db.prepare(
@@ -186,8 +183,7 @@ export class SqliteImportWriter implements ImportWriter {
         pos++;
         this.maxSeq = seq;
         this.newLeads++;
-        if (this.takesEvents(l.teamId, 'lead.created'))
-          this.stmts.insertEvent.run(uuid7(this.now), l.teamId, seq, this.now);
+        this.stmts.insertEvent.run(uuid7(this.now), l.teamId, seq, this.now);
         seqs[i] = seq;
         continue;
       }
@@ -227,7 +223,7 @@ export class SqliteImportWriter implements ImportWriter {
         this.now,
         lead.seq,
       );
-      if (!earlier && this.takesEvents(l.teamId, 'lead.updated')) {
+      if (!earlier) {
         const data = eventData({
           source: 'import',
           before: valuesOf(lead),
@@ -251,16 +247,6 @@ export class SqliteImportWriter implements ImportWriter {
     const order = [...last.keys()].sort((a, b) => a - b);
     for (const seq of order) if (seq <= before || this.changedNow.has(seq)) this.stmts.deleteText.run(seq);
     for (const seq of order) this.stmts.insertText.run(leadTextValues(seq, last.get(seq)!));
-  }
-
-  private takesEvents(teamId: number, type: 'lead.created' | 'lead.updated'): boolean {
-    const key = `${teamId} ${type}`;
-    let wants = this.eventTeams.get(key);
-    if (wants === undefined) {
-      wants = (type === 'lead.created' ? this.stmts.wantsCreated : this.stmts.wantsUpdated).get(teamId) === 1;
-      this.eventTeams.set(key, wants);
-    }
-    return wants;
   }
 
   async finishLeads(): Promise<ImportedLeads> {

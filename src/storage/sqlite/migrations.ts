@@ -462,6 +462,41 @@ const MIGRATIONS: Migration[] = [
         CHECK (payload IN ('full', 'thin'));
     `,
   },
+  {
+    version: 18,
+    name: 'event-log',
+    // docs/v2.md "Events" (issue 41): webhook_events becomes the event log — every event, with or
+    // without an endpoint, kept LEADLINE_EVENT_RETENTION_DAYS. Rebuilt because SQLite cannot drop
+    // NOT NULL: team-level events (webhook.test, v1.usage) have no lead (lead_seq NULL) and keep
+    // their rendered body (`body`). AUTOINCREMENT: a position is never drawn twice, even after
+    // the newest events were pruned. `event_horizons`: per team, the highest position pruned — a
+    // cursor behind it is answered 410, never a silent gap. `webhook_events_at`: the pruning's walk.
+    sql: `
+      CREATE TABLE webhook_events_18 (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT,
+        id TEXT NOT NULL UNIQUE,
+        team_id INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        lead_seq INTEGER,
+        created_at INTEGER NOT NULL,
+        dispatched_at INTEGER,
+        data TEXT,
+        body TEXT
+      );
+      INSERT INTO webhook_events_18 (seq, id, team_id, type, lead_seq, created_at, dispatched_at, data)
+        SELECT seq, id, team_id, type, lead_seq, created_at, dispatched_at, data FROM webhook_events;
+      DROP TABLE webhook_events;
+      ALTER TABLE webhook_events_18 RENAME TO webhook_events;
+      CREATE INDEX webhook_events_team ON webhook_events(team_id, seq);
+      CREATE INDEX webhook_events_waiting ON webhook_events(seq) WHERE dispatched_at IS NULL;
+      CREATE INDEX webhook_events_lead ON webhook_events(team_id, lead_seq);
+      CREATE INDEX webhook_events_at ON webhook_events(created_at);
+      CREATE TABLE event_horizons (
+        team_id INTEGER PRIMARY KEY,
+        seq INTEGER NOT NULL
+      );
+    `,
+  },
 ];
 
 export const LATEST_VERSION = MIGRATIONS.at(-1)?.version ?? 0;

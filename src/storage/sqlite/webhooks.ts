@@ -9,7 +9,7 @@ import {
   type SigningSecrets,
   type WebhookEvent,
 } from '../../webhooks/webhook.js';
-import type { WebhookStore } from '../../webhooks/webhooks.port.js';
+import type { EventLogPage, EventLogQuery, WebhookStore } from '../../webhooks/webhooks.port.js';
 import {
   changed,
   ENDPOINT_COLUMNS,
@@ -21,21 +21,26 @@ import {
   ownerTeam,
   toEndpoint,
   toWebhookEvent,
-  wantsLeadCreated,
 } from '../endpoint-rows.js';
+import { scopeConditions } from './search.js';
 
 /**
- * Writes a lead's `lead.created` event when its team has an enabled endpoint for the type. Run
- * inside the transaction that stores the lead (v2 creation): both commit or neither does.
- * Parameters: event id, team, lead seq, time, team again.
+ * Writes a lead's `lead.created` event to the event log (docs/v2.md "Events"), whether or not its
+ * team has an endpoint. Run inside the transaction that stores the lead (v2 creation, import):
+ * both commit or neither does. Parameters: event id, team, lead seq, time.
  */
 export const INSERT_LEAD_CREATED = `INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
-  SELECT ?, ?, 'lead.created', ?, ? WHERE ${wantsLeadCreated('?')}`;
-
-/** The import's two steps: whether a team takes events (asked once a team and import), and the write. */
-export const WANTS_LEAD_CREATED = `SELECT ${wantsLeadCreated('?')} AS wants`;
-export const INSERT_EVENT = `INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
   VALUES (?, ?, 'lead.created', ?, ?)`;
+
+/**
+ * A team-level event (webhook.test, v1.usage) to the event log, written dispatched — its
+ * deliveries are written with it: (id, team, type, created at, dispatched at, body).
+ */
+export const INSERT_TEAM_EVENT = `INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at,
+  dispatched_at, body) VALUES (?, ?, ?, NULL, ?, ?, ?)`;
+
+/** The log's walk: the team's events in seq order (a planner with statistics may pick the lead index). */
+const LOG_FROM = EVENT_FROM.replace('webhook_events e', 'webhook_events e INDEXED BY webhook_events_team');
 
 /** `?1`-free owner filter: (team, team) — NULL for the operator, who sees every team. */
 const OWNED = 'id = ? AND (? IS NULL OR team_id = ?)';
@@ -44,7 +49,7 @@ export class SqliteWebhookStore implements WebhookStore {
   private readonly stmts;
   private readonly update;
 
-  constructor(db: Database.Database) {
+  constructor(private readonly db: Database.Database) {
     this.stmts = {
       insertEndpoint: db.prepare(`INSERT INTO webhook_endpoints (id, team_id, url, description, event_types,
         member_ids, subteam_ids, secret, created_at, updated_at, created_via, created_by_member, created_by_key,
@@ -66,6 +71,8 @@ export class SqliteWebhookStore implements WebhookStore {
       secrets: db.prepare(
         'SELECT secret AS current, previous_secret AS previous, previous_secret_until AS previousUntil FROM webhook_endpoints WHERE id = ?',
       ),
+      horizon: db.prepare('SELECT seq FROM event_horizons WHERE team_id = ?').pluck(),
+      top: db.prepare('SELECT max(seq) FROM webhook_events WHERE team_id = ?').pluck(),
       events: db
         .prepare(`SELECT ${EVENT_COLUMNS} FROM ${EVENT_FROM} WHERE e.team_id = ? AND e.seq > ?
           ORDER BY e.seq LIMIT ?`)
@@ -165,5 +172,39 @@ export class SqliteWebhookStore implements WebhookStore {
 
   async events(teamId: number, afterSeq: number, limit: number): Promise<WebhookEvent[]> {
     return (this.stmts.events.all(teamId, afterSeq, limit) as EventRow[]).map(toWebhookEvent);
+  }
+
+  /**
+   * Positions are seqs, drawn under the write lock: seq order is commit order. The highest seq
+   * read before the page: a short page has seen every event up to it, so the next one starts there.
+   */
+  async log(q: EventLogQuery): Promise<EventLogPage> {
+    const teamId = q.scope.teamId;
+    const after = q.after === null ? 0 : Number(q.after);
+    const horizon = this.stmts.horizon.get(teamId) as number | undefined;
+    if (q.after !== null && horizon !== undefined && after < horizon)
+      return { events: [], next: q.after, expired: true };
+    const top = (this.stmts.top.get(teamId) as number | null) ?? 0;
+    const where = ['e.team_id = ?', 'e.seq > ?'];
+    const params: unknown[] = [teamId, after];
+    if (q.types !== null) {
+      where.push(`e.type IN (${q.types.map(() => '?').join(', ')})`);
+      params.push(...q.types);
+    }
+    const leads: string[] = [];
+    scopeConditions(q.scope, leads, params);
+    const lead = `(e.lead_seq IS NOT NULL AND ${leads.join(' AND ')})`;
+    where.push(q.teamEvents ? `(e.lead_seq IS NULL OR ${lead})` : lead);
+    params.push(q.limit);
+    const rows = this.db
+      .prepare(`SELECT ${EVENT_COLUMNS} FROM ${LOG_FROM}
+        WHERE ${where.join(' AND ')} ORDER BY e.seq LIMIT ?`)
+      .raw(true)
+      .all(...params) as EventRow[];
+    const events = rows.map(toWebhookEvent);
+    const last = events.at(-1)?.seq ?? after;
+    // A short page has seen everything up to `top`; nothing is kept behind the horizon.
+    const next = events.length < q.limit ? Math.max(last, top, horizon ?? 0) : last;
+    return { events, next: String(next), expired: false };
   }
 }
