@@ -54,9 +54,9 @@ const READS: Record<string, string[]> = {
   RetirementStore: ['brownouts', 'usage'],
   RetentionStore: ['policies', 'policy', 'dueCount', 'dueLeads', 'receiptsBefore'],
   V1NoticeStore: ['v1UsageBetween'],
-  DeliveryStore: ['deliveries', 'backlog'],
+  DeliveryStore: ['deliveries', 'deliveryPage', 'backlog'],
   PrivacyStore: ['leadsByEmail', 'deliveriesOfLeads'],
-  WebhookStore: ['endpoints', 'endpoint', 'signingSecrets', 'events'],
+  WebhookStore: ['endpoints', 'endpoint', 'signingSecrets', 'events', 'log'],
 };
 
 function sourceFiles(dir: string): string[] {
