@@ -43,7 +43,7 @@ export function eventsPage(doc: Json): string {
     '| type | summary |',
     '|---|---|',
     ...Object.entries(webhooks).map(
-      ([type, w]) => `| [\`${type}\`](#${type.replace('.', '')}) | ${w.post.summary} |`,
+      ([type, w]) => `| [\`${type}\`](#${type.replaceAll('.', '')}) | ${w.post.summary} |`,
     ),
     '',
   ];
