@@ -9,8 +9,10 @@
  * `sync_state`. Each page of the feed is written in one transaction together with the cursor
  * after it, so a crash at any moment leaves the mirror and its cursor in step: a restart goes
  * on from the last page written, and a page seen twice replaces rows, never duplicates them.
- * It follows the feed until SIGINT or SIGTERM (POLL_MS between polls, default 1000). Point a
- * CRM import, a spreadsheet export or a report at the mirror.
+ * It follows the feed until SIGINT or SIGTERM: once caught up, each call waits on the server up to
+ * WAIT_SECONDS (long-poll `wait=`, default 25; at most the server's LEADLINE_FEED_MAX_WAIT_SECONDS)
+ * and answers as soon as a lead is stored, so a new lead is mirrored at once without polling on a
+ * timer. Point a CRM import, a spreadsheet export or a report at the mirror.
  */
 
 import {
@@ -102,12 +104,12 @@ console.log(
   `crm-sync: ${savedCursor === null ? 'from the beginning of the feed' : 'resuming from the saved cursor'}`,
 );
 try {
-  const pollIntervalMs = Number(env('POLL_MS', '1000'));
+  const wait = Number(env('WAIT_SECONDS', '25'));
   for await (const page of leadline.leads.changes({
     cursor: savedCursor,
     limit: 500,
     follow: true,
-    pollIntervalMs,
+    wait,
     signal: stop.signal,
   })) {
     writePage(page.leads, page.cursor);

@@ -26,7 +26,16 @@ export interface FeedPage<T> {
   items: T[];
   positions: string[];
   next: string;
+  /**
+   * More may follow at once (read again, don't wait). Absent: a page of `limit` items. A feed
+   * that drops items after reading (the event log) says so itself.
+   */
+  full?: boolean;
 }
+
+/** Whether a page may have more behind it at once. */
+export const fullPage = <T>(page: FeedPage<T>, limit: number): boolean =>
+  page.full ?? page.items.length === limit;
 
 /** How long a stream sleeps on its watch before it checks it is still wanted. */
 const STREAM_NAP_MS = 60_000;
@@ -51,8 +60,12 @@ export async function waitForPage<T>(
     const gone = requestGone(reply, closing);
     const deadline = Date.now() + waitSeconds * 1000;
     let page = await feed.read(after);
-    while (page.items.length === 0 && (await watch.next(deadline - Date.now(), gone)))
+    while (page.items.length === 0) {
+      // Nothing shown, but the read stopped at its limit: go on at once from where it stopped.
+      if (fullPage(page, feed.limit)) after = page.next;
+      else if (!(await watch.next(deadline - Date.now(), gone))) break;
       page = await feed.read(after);
+    }
     return page;
   } finally {
     watch.close();
@@ -113,7 +126,7 @@ async function pump<T>(
         told = position;
       }
       after = page.next;
-      if (page.items.length === feed.limit) continue;
+      if (fullPage(page, feed.limit)) continue;
       if (told !== after) {
         await sse.bookmark(feed.cursor(after));
         told = after;

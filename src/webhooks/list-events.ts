@@ -18,6 +18,8 @@ export interface EventsQuery {
 
 export interface EventsPage {
   events: LoggedEvent[];
+  /** Each event's position, in step with `events` (a stream's per-event resume point). */
+  positions: string[];
   /** Where to go on from: after the last event looked at, shown or not. */
   next: string;
   /** The page was full: more may follow at once. */
@@ -38,8 +40,15 @@ export async function listEvents(
     limit: q.limit,
   });
   if (page.expired) throw cursorExpired();
-  const events = page.events.map(loggedEvent).filter((e): e is LoggedEvent => e !== null);
-  return { events, next: page.next, full: page.events.length === q.limit };
+  const events: LoggedEvent[] = [];
+  const positions: string[] = [];
+  for (const [i, stored] of page.events.entries()) {
+    const event = loggedEvent(stored);
+    if (event === null) continue;
+    events.push(event);
+    positions.push(page.positions[i]!);
+  }
+  return { events, positions, next: page.next, full: page.events.length === q.limit };
 }
 
 /** A cursor behind the log's horizon: never a silent gap. */

@@ -74,6 +74,8 @@ export interface EventLogQuery {
 
 export interface EventLogPage {
   events: WebhookEvent[];
+  /** Each event's own position (what `after` takes to go on after it), in step with `events`. */
+  positions: string[];
   /** Where the next page starts: after the last event read (let through or not). */
   next: string;
   expired: boolean;

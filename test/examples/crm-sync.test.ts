@@ -15,7 +15,8 @@ import { B, BERLIN, buildFixture, type Fixture, importMore, lead } from '../v1/f
 
 /**
  * examples/crm-sync.ts (issue 14 §4): run against a server while leads are created through v2
- * and imported, updated and merged (issue 39), killed with SIGKILL in the middle, restarted from its saved cursor — and its
+ * and imported, updated and merged (issue 39), following the feed by long-poll (`wait=`, issue
+ * 41 §6), killed with SIGKILL in the middle, restarted from its saved cursor — and its
  * mirror then holds exactly the leads the key may see, each as the server gives it, once.
  */
 
@@ -100,7 +101,7 @@ for (const engine of enginesUnderTest()) {
       const member = createLeadline({ baseUrl: base, apiKey });
       let visible = 0;
       for await (const page of member.leads.changes({ limit: 1000 })) visible += page.leads.length;
-      const child = start({ LEADLINE_URL: base, LEADLINE_KEY: apiKey, MIRROR: mirror, POLL_MS: '50' });
+      const child = start({ LEADLINE_URL: base, LEADLINE_KEY: apiKey, MIRROR: mirror, WAIT_SECONDS: '20' });
       try {
         // Caught up with what the key sees; then one new lead is one page of one lead.
         await eventually(async () => assert.equal(mirrored(mirror).size, visible));
@@ -119,7 +120,7 @@ for (const engine of enginesUnderTest()) {
         LEADLINE_URL: base,
         LEADLINE_KEY: fx.key(BERLIN.teamAdmin),
         MIRROR: mirror,
-        POLL_MS: '50',
+        WAIT_SECONDS: '20',
       };
       const member = createLeadline({ baseUrl: base, apiKey: fx.key(BERLIN.member) });
       let made = 0;

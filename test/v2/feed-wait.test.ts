@@ -9,6 +9,7 @@ import { SqliteStore } from '../../src/storage/sqlite/store.js';
 import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { auth, eventually, keyFor, load, makeApp } from '../support/helpers.js';
+import { type Block, SseReader } from '../support/sse-reader.js';
 import { assertInvalidParams } from '../v1/http-assert.js';
 import { assertV2Ok, assertV2Problem, get, post, V2 } from './client.js';
 
@@ -83,58 +84,8 @@ async function caughtUp(app: FastifyInstance, key: string, names: string[]): Pro
   });
 }
 
-/** One Server-Sent Events block: fields, or a comment. */
-interface Block {
-  id?: string;
-  event?: string;
-  data?: string;
-  comment?: string;
-  retry?: string;
-}
-
-/** Reads an event stream block by block (blank-line separated), with a deadline per block. */
-class EventReader {
-  private buffer = '';
-  private readonly reader: ReadableStreamDefaultReader<Uint8Array>;
-  private readonly decoder = new TextDecoder();
-
-  constructor(body: ReadableStream<Uint8Array>) {
-    this.reader = body.getReader();
-  }
-
-  async next(ms = LONG * 1000): Promise<Block> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const end = this.buffer.indexOf('\n\n');
-      if (end >= 0) {
-        const text = this.buffer.slice(0, end);
-        this.buffer = this.buffer.slice(end + 2);
-        const block: Block = {};
-        for (const line of text.split('\n')) {
-          if (line.startsWith(':')) block.comment = line.slice(1).trim();
-          else {
-            const at = line.indexOf(':');
-            const field = line.slice(0, at) as 'id' | 'event' | 'data' | 'retry';
-            const value = line.slice(at + 1).replace(/^ /, '');
-            block[field] = block[field] === undefined ? value : `${block[field]}\n${value}`;
-          }
-        }
-        return block;
-      }
-      const left = deadline - Date.now();
-      assert.ok(left > 0, 'no event in time');
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const chunk = await Promise.race([
-        this.reader.read(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error('no event in time')), left);
-        }),
-      ]).finally(() => clearTimeout(timer));
-      assert.ok(!chunk.done, 'the stream ended');
-      this.buffer += this.decoder.decode(chunk.value, { stream: true });
-    }
-  }
-
+/** The feed's event stream: blocks (test/support/sse-reader.ts), and its `lead` events checked. */
+class EventReader extends SseReader {
   /** The next `lead` event, skipping heartbeats and bookmarks. */
   async lead(): Promise<{ id: string; lead: V2Lead }> {
     for (;;) {

@@ -6,9 +6,9 @@
  *   for await (const lead of leadline.leads.search({ filters: { teamId } })) …
  */
 import createClient from 'openapi-fetch';
-import { errorOf } from './errors.js';
+import { errorOf, LeadlineError } from './errors.js';
 import type { components, paths } from './openapi.js';
-import { type RetryOptions, retryingFetch, sleep } from './retry.js';
+import { backoffMs, type RetryOptions, retryingFetch, sleep } from './retry.js';
 
 export { LeadlineError, type Problem } from './errors.js';
 export type { RetryOptions } from './retry.js';
@@ -116,6 +116,25 @@ export interface ChangesOptions {
   signal?: AbortSignal;
 }
 
+export interface FollowOptions {
+  /** Only these event types (a cursor is bound to them: resume with the same `types`). */
+  types?: string[];
+  /** Where to start: a cursor given to `onCursor` earlier; none starts at the oldest event kept. */
+  cursor?: string | null;
+  /** Seconds each call may wait for a new event (long-poll `wait=`; default 25, at most the server's limit). */
+  wait?: number;
+  /**
+   * Called with the resume point once every event read before it was yielded and handled:
+   * persist it, and pass it as `cursor` after a restart — nothing missed, nothing repeated.
+   */
+  onCursor?: (cursor: string) => void;
+  /** Back-off after a dropped connection or a 5xx, doubled each time (default 500 ms, capped at `maxDelayMs`, 30 s). */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+  /** Ends the iteration, rejecting the pending call. */
+  signal?: AbortSignal;
+}
+
 /** A webhook endpoint of the key's team (docs/webhooks.md "Endpoints"); `secret` only when created or rotated. */
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 /** What registers an endpoint: `eventTypes` (default `["lead.created"]`), `includePrevious`, filters. */
@@ -181,6 +200,16 @@ export function createLeadline(options: LeadlineOptions) {
     return page;
   }
 
+  /** One page of the event log, as JSON (the operation also answers text/event-stream, not asked for here). */
+  const eventsPage = (query: EventsQuery, signal?: AbortSignal): Promise<EventsPage> =>
+    data(
+      api.GET('/api/pub/v2/events', { params: { query }, signal }) as Promise<{
+        data?: { data?: EventsPage };
+        error?: unknown;
+        response: Response;
+      }>,
+    );
+
   return {
     /** Personal data (docs/privacy.md). */
     privacy: {
@@ -227,8 +256,45 @@ export function createLeadline(options: LeadlineOptions) {
        * `pollCursor` with the same `types`. A cursor behind the log's retention throws a
        * `cursor-expired` problem (410): resynchronise from scratch.
        */
-      list: (query: EventsQuery = {}, signal?: AbortSignal): Promise<EventsPage> =>
-        data(api.GET('/api/pub/v2/events', { params: { query }, signal })),
+      list: (query: EventsQuery = {}, signal?: AbortSignal): Promise<EventsPage> => eventsPage(query, signal),
+      /**
+       * Every event from `cursor` on, then each new one as it is stored (long-poll, `wait=`),
+       * without end. A dropped connection, a call that hangs past its wait by 10 s, or a 5xx is
+       * retried with back-off from the last cursor (nothing missed or repeated); a `LeadlineError` 410 (`cursor-expired`) means
+       * events were pruned: resynchronise from scratch, then follow from no cursor.
+       */
+      async *follow(opts: FollowOptions = {}): AsyncGenerator<LoggedEvent> {
+        let cursor = opts.cursor ?? undefined;
+        const types = opts.types?.join(',');
+        for (let failures = 0; ; ) {
+          let page: EventsPage;
+          const wait = opts.wait ?? 25;
+          // A call that outlives its wait by 10 s hangs (a half-open connection): given up, retried.
+          const call = new AbortController();
+          const stop = () => call.abort(opts.signal?.reason);
+          opts.signal?.addEventListener('abort', stop, { once: true });
+          const timer = setTimeout(() => call.abort(), (wait + 10) * 1000);
+          try {
+            if (opts.signal?.aborted) stop();
+            page = await eventsPage({ types, cursor, wait, limit: 1000 }, call.signal);
+            failures = 0;
+          } catch (err) {
+            // The caller's to decide: a 4xx (410 above all), or the caller stopped.
+            if (opts.signal?.aborted || (err instanceof LeadlineError && err.status < 500)) throw err;
+            await sleep(
+              backoffMs(failures++, opts.baseDelayMs ?? 500, opts.maxDelayMs ?? 30_000),
+              opts.signal,
+            );
+            continue;
+          } finally {
+            clearTimeout(timer);
+            opts.signal?.removeEventListener('abort', stop);
+          }
+          yield* page.events;
+          cursor = page.pollCursor;
+          opts.onCursor?.(cursor);
+        }
+      },
     },
     /** The key's member, team, role and scopes (GET /api/pub/v2/me). */
     me: (signal?: AbortSignal): Promise<Me> => data(api.GET('/api/pub/v2/me', { signal })),

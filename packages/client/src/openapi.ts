@@ -596,7 +596,7 @@ export interface paths {
         };
         /**
          * The event log: every event the key may see, in the order it happened
-         * @description The events webhooks deliver, kept whether or not the team has an endpoint, each with the id its deliveries carry as `webhook-id` and the `data` an endpoint receives ([event catalog](/docs/events), [v2 guide](/docs/v2#events)). A member sees the events of the leads they may read; `webhook.test`, `webhook.endpoint.disabled` and `v1.usage` (about the team’s endpoints and keys) only team admins see. Follow `nextCursor` while it is given; once it is null, poll on later from `pollCursor`. A cursor is bound to `types`. A cursor older than the log’s retention is `410` `cursor-expired`: resynchronise from scratch, then follow from a fresh cursor.
+         * @description The events webhooks deliver, kept whether or not the team has an endpoint, each with the id its deliveries carry as `webhook-id` and the `data` an endpoint receives ([event catalog](/docs/events), [v2 guide](/docs/v2#events)). A member sees the events of the leads they may read; `webhook.test`, `webhook.endpoint.disabled` and `v1.usage` (about the team’s endpoints and keys) only team admins see. Follow `nextCursor` while it is given; once it is null, poll on later from `pollCursor`. A cursor is bound to `types`. With `wait`, an empty page is held until something new is stored for the key or the seconds pass (long-poll); with `Accept: text/event-stream`, the log is a stream of Server-Sent Events that stays open ([Waiting for changes](/docs/v2#waiting-for-changes-long-poll-and-server-sent-events)). A cursor older than the log’s retention is `410` `cursor-expired`: resynchronise from scratch, then follow from a fresh cursor.
          */
         get: operations["listEvents"];
         put?: never;
@@ -7199,15 +7199,21 @@ export interface operations {
                  * @example lead.created,lead.updated
                  */
                 types?: string;
+                /** @description Events per page; on an event stream, per read. */
                 limit?: number;
+                /** @description Long-poll: when there is nothing after the cursor, hold the answer up to this many seconds until something new is stored for the key, then answer as usual — an empty page when the time passes. The most a server allows is `LEADLINE_FEED_MAX_WAIT_SECONDS` (30 by default); more is a 400. Ignored on an event stream. */
+                wait?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Event stream only: where to resume — the id of the last event received (an EventSource sends it when it reconnects). Wins over `cursor`; bound to `types` as a cursor is. Behind the log’s retention: `410` `cursor-expired`, before the stream starts. */
+                "Last-Event-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Events in log order (types: `lead.created`, `lead.updated`, `lead.merged`, `lead.erased`, `v1.usage`, `webhook.endpoint.disabled`, `webhook.test`). */
+            /** @description Events in log order (types: `lead.created`, `lead.updated`, `lead.merged`, `lead.erased`, `v1.usage`, `webhook.endpoint.disabled`, `webhook.test`). With `Accept: text/event-stream`: Server-Sent Events — each event an SSE event named by its `type`, whose `id` is the cursor after it and whose `data` is the event as in a page; a `bookmark` event (data `{"cursor": …}`) whenever the stream's position moved past events the key may not see or `types` left out, or it caught up before it sent anything; a comment `: heartbeat` every `LEADLINE_FEED_HEARTBEAT_SECONDS` (15 by default). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];
@@ -7217,6 +7223,58 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "01906a3c-4f2f-7000-8000-0000000000e1",
+                     *       "type": "lead.created",
+                     *       "timestamp": "2024-07-01T12:11:02.417Z",
+                     *       "data": {
+                     *         "leadId": "01906a3c-4f2e-7a10-8b3c-2d4e5f607182",
+                     *         "legacyLeadId": "30008",
+                     *         "assignedMembers": [
+                     *           1013
+                     *         ],
+                     *         "leadSource": "BUSINESS_CARD_SCAN",
+                     *         "captureDatetime": "2024-07-01T12:10:00.000Z",
+                     *         "createdAt": "2024-07-01T12:11:02.417Z",
+                     *         "systemFields": {
+                     *           "firstName": "Tobi",
+                     *           "lastName": "Berg",
+                     *           "fullName": "Tobi Berg",
+                     *           "email": "tobi@example.com",
+                     *           "phone": null,
+                     *           "companyName": "Spree Leads GmbH",
+                     *           "jobTitle": "Buyer",
+                     *           "website": null,
+                     *           "linkedinUrl": null,
+                     *           "twitterUrl": null,
+                     *           "address": null,
+                     *           "note": null,
+                     *           "bio": null,
+                     *           "profileImageUrl": null,
+                     *           "businessCardImageUrl": null,
+                     *           "location": {
+                     *             "label": "Berlin",
+                     *             "latitude": 52.52,
+                     *             "longitude": 13.405
+                     *           },
+                     *           "userPid": "7013"
+                     *         },
+                     *         "v1Fields": {
+                     *           "time": "2024-07-01 14:10:00",
+                     *           "userEmail": "mia@example.com",
+                     *           "isManual": false,
+                     *           "isScan": true,
+                     *           "isRoll": false,
+                     *           "lat": "52.5200",
+                     *           "long": "13.4050"
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "text/event-stream": components["schemas"]["LoggedEvent"] | {
+                        cursor: string;
+                    };
                     /**
                      * @example {
                      *       "data": {
@@ -7371,15 +7429,21 @@ export interface operations {
                  * @example lead.created,lead.updated
                  */
                 types?: string;
+                /** @description Events per page; on an event stream, per read. */
                 limit?: number;
+                /** @description Long-poll: when there is nothing after the cursor, hold the answer up to this many seconds until something new is stored for the key, then answer as usual — an empty page when the time passes. The most a server allows is `LEADLINE_FEED_MAX_WAIT_SECONDS` (30 by default); more is a 400. Ignored on an event stream. */
+                wait?: number;
             };
-            header?: never;
+            header?: {
+                /** @description Event stream only: where to resume — the id of the last event received (an EventSource sends it when it reconnects). Wins over `cursor`; bound to `types` as a cursor is. Behind the log’s retention: `410` `cursor-expired`, before the stream starts. */
+                "Last-Event-ID"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Events in log order (types: `lead.created`, `lead.updated`, `lead.merged`, `lead.erased`, `v1.usage`, `webhook.endpoint.disabled`, `webhook.test`). */
+            /** @description Events in log order (types: `lead.created`, `lead.updated`, `lead.merged`, `lead.erased`, `v1.usage`, `webhook.endpoint.disabled`, `webhook.test`). With `Accept: text/event-stream`: Server-Sent Events — each event an SSE event named by its `type`, whose `id` is the cursor after it and whose `data` is the event as in a page; a `bookmark` event (data `{"cursor": …}`) whenever the stream's position moved past events the key may not see or `types` left out, or it caught up before it sent anything; a comment `: heartbeat` every `LEADLINE_FEED_HEARTBEAT_SECONDS` (15 by default). */
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["XRequestId"];

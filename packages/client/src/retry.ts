@@ -39,11 +39,15 @@ export function retryingFetch(
       const response = await base(attempt < retries ? request.clone() : request);
       if (!RETRIED.has(response.status) || attempt >= retries) return response;
       const asked = retryAfterMs(response.headers.get('retry-after'));
-      const backoff = Math.random() * baseDelay * 2 ** attempt;
       await response.body?.cancel();
-      await sleep(Math.min(asked ?? backoff, maxDelay), request.signal);
+      await sleep(Math.min(asked ?? backoffMs(attempt, baseDelay, maxDelay), maxDelay), request.signal);
     }
   };
+}
+
+/** Exponential back-off with full jitter: up to `base`·2^attempt ms, capped at `max`. */
+export function backoffMs(attempt: number, base: number, max: number): number {
+  return Math.min(Math.random() * base * 2 ** attempt, max);
 }
 
 /** Waits `ms`, or rejects with the signal's reason as soon as it aborts. */

@@ -54,7 +54,7 @@ export const V2_LEAD_EXAMPLE = {
 };
 
 /** An event stream's bookmark (docs/v2.md "Waiting for changes"): only a new resume point. */
-const FEED_BOOKMARK: Json = {
+export const FEED_BOOKMARK: Json = {
   type: 'object',
   required: ['cursor'],
   additionalProperties: false,

@@ -2,11 +2,9 @@ import { visibleScope } from '../../directory/access.js';
 import type { StoredLead } from '../../leads/lead.js';
 import type { ChangesPage, LeadScope, LeadStore } from '../../leads/leads.port.js';
 import { feedEntryToV2 } from '../../leads/v2-wire.js';
-import { invalidParams } from '../../shared/errors.js';
-import { lastEventId, wantsEventStream } from '../sse.js';
 import { streamFeed, type WaitingFeed, waitForPage } from '../waiting-feed.js';
+import { parseLimit, parseWait, resumePoint, single } from './feed-params.js';
 import type { V2Handler } from './handler.js';
-import { DEFAULT_LIMIT } from './search-leads.js';
 
 /**
  * GET /api/pub/v2/leads/changes: every lead the caller may see, in the order the service stored
@@ -24,13 +22,10 @@ export const leadChanges: V2Handler = async (ctx, request, reply) => {
   const { caller, store, cursors, config } = ctx;
   const query = request.query as Record<string, unknown>;
   const limit = parseLimit(query.limit);
-  const stream = wantsEventStream(request);
   const wait = parseWait(query.wait, config.feed.maxWaitSeconds);
   const codec = await cursors();
   // The feed has no filters: its cursors are bound to the team alone.
-  const resume = stream ? lastEventId(request) : undefined;
-  const cursor = resume ?? single(query.cursor, 'cursor');
-  const name = resume === undefined ? 'cursor' : 'Last-Event-ID';
+  const { stream, cursor, name } = resumePoint(request, single(query.cursor, 'cursor'));
   const after =
     cursor === undefined ? null : (codec.decode(cursor, 'changes', caller.teamId, PRINT, name) as string);
   const scope = await visibleScope(caller, store.directory);
@@ -91,29 +86,4 @@ function sharedRead(
     setImmediate(() => shared.delete(key));
   }
   return page;
-}
-
-export function single(value: unknown, name: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== 'string' || value === '')
-    throw invalidParams([{ name, reason: 'give it once, not empty' }]);
-  return value;
-}
-
-export function parseLimit(value: unknown): number {
-  const text = single(value, 'limit');
-  if (text === undefined) return DEFAULT_LIMIT;
-  const n = /^[0-9]{1,4}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(n >= 1 && n <= 1000)) throw invalidParams([{ name: 'limit', reason: 'an integer from 1 to 1000' }]);
-  return n;
-}
-
-/** `wait`: whole seconds from 0 (answer at once) to the configured maximum (LEADLINE_FEED_MAX_WAIT_SECONDS). */
-export function parseWait(value: unknown, max: number): number {
-  const text = single(value, 'wait');
-  if (text === undefined) return 0;
-  const n = /^[0-9]{1,5}$/.test(text) ? Number(text) : Number.NaN;
-  if (!(n >= 0 && n <= max))
-    throw invalidParams([{ name: 'wait', reason: `whole seconds from 0 to ${max}` }]);
-  return n;
 }

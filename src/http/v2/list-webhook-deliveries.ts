@@ -2,8 +2,8 @@ import { fingerprint } from '../../leads/cursor.js';
 import { invalidParams } from '../../shared/errors.js';
 import type { DeliveryState } from '../../webhooks/delivery.js';
 import { deliveryToWire } from '../../webhooks/wire.js';
+import { parseLimit, single } from './feed-params.js';
 import type { V2Handler } from './handler.js';
-import { parseLimit, single } from './lead-changes.js';
 import { endpointOf, notFound } from './webhook-access.js';
 
 const STATES: DeliveryState[] = ['pending', 'delivered', 'failed', 'dropped'];

@@ -151,7 +151,7 @@ export class PostgresWebhookStore implements WebhookStore {
     const [horizon] = await this.sql<{ txid: string; seq: string }[]>`SELECT txid, seq FROM event_horizons
       WHERE team_id = ${teamId}`;
     if (q.after !== null && horizon !== undefined && before(after, position(horizon)))
-      return { events: [], next: q.after, expired: true };
+      return { events: [], positions: [], next: q.after, expired: true };
     const [top] = await this.sql.unsafe<{ txid: string; seq: string }[]>(
       `SELECT e.txid, e.seq FROM webhook_events e WHERE e.team_id = $1 AND ${SETTLED}
         ORDER BY e.txid DESC, e.seq DESC LIMIT 1`,
@@ -174,14 +174,19 @@ export class PostgresWebhookStore implements WebhookStore {
       )
       .values()) as unknown as [...EventRow, string][];
     const events = rows.map((r) => toWebhookEvent(r.slice(0, -1) as unknown as EventRow));
-    const lastRow = rows.at(-1);
-    let next = lastRow === undefined ? after : { txid: Number(lastRow.at(-1)), seq: Number(lastRow[0]) };
+    const positions = rows.map((r) => ({ txid: Number(r.at(-1)), seq: Number(r[0]) }));
+    let next = positions.at(-1) ?? after;
     // A short page has seen everything up to `top`; nothing is kept behind the horizon.
     if (events.length < q.limit) {
       for (const bound of [top, horizon])
         if (bound !== undefined && before(next, position(bound))) next = position(bound);
     }
-    return { events, next: formatFeedPosition(next), expired: false };
+    return {
+      events,
+      positions: positions.map(formatFeedPosition),
+      next: formatFeedPosition(next),
+      expired: false,
+    };
   }
 }
 

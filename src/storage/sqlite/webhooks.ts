@@ -183,7 +183,7 @@ export class SqliteWebhookStore implements WebhookStore {
     const after = q.after === null ? 0 : Number(q.after);
     const horizon = this.stmts.horizon.get(teamId) as number | undefined;
     if (q.after !== null && horizon !== undefined && after < horizon)
-      return { events: [], next: q.after, expired: true };
+      return { events: [], positions: [], next: q.after, expired: true };
     const top = (this.stmts.top.get(teamId) as number | null) ?? 0;
     const where = ['e.team_id = ?', 'e.seq > ?'];
     const params: unknown[] = [teamId, after];
@@ -205,6 +205,6 @@ export class SqliteWebhookStore implements WebhookStore {
     const last = events.at(-1)?.seq ?? after;
     // A short page has seen everything up to `top`; nothing is kept behind the horizon.
     const next = events.length < q.limit ? Math.max(last, top, horizon ?? 0) : last;
-    return { events, next: String(next), expired: false };
+    return { events, positions: events.map((e) => String(e.seq)), next: String(next), expired: false };
   }
 }
