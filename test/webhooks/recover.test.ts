@@ -297,13 +297,16 @@ for (const engine of enginesUnderTest()) {
       assert.deepEqual(thinNotice.payload.data, { endpointId: gone.id });
       assert.equal(thinNotice.id, notice.id, 'one event, one webhook-id');
       // One event log: the notice is there too, under its webhook-id, with the full body.
-      const logged = (
-        await app.inject({ url: '/api/pub/v2/events?types=webhook.endpoint.disabled', headers: auth(key) })
-      ).json().data.events;
-      assert.deepEqual(
-        logged.map((e: { id: string; data: unknown }) => [e.id, e.data]),
-        [[notice.id, notice.payload.data]],
-      );
+      // PostgreSQL's log shows an event once no older transaction is still open: read as a follower.
+      await eventually(async () => {
+        const logged = (
+          await app.inject({ url: '/api/pub/v2/events?types=webhook.endpoint.disabled', headers: auth(key) })
+        ).json().data.events;
+        assert.deepEqual(
+          logged.map((e: { id: string; data: unknown }) => [e.id, e.data]),
+          [[notice.id, notice.payload.data]],
+        );
+      });
       assert.equal(await counted(), before + 1);
       // Nothing more: one notice per disabling, none to an endpoint that did not ask for it.
       await load(store, [lead()]);
