@@ -23,7 +23,7 @@
  *
  * The server is pinned to CPU 0 (bench/lib.ts startPinned); this process (probes, orchestration)
  * and its client worker threads (bench/waiters-clients.mjs, BENCH_CLIENT_WORKERS, 2 by default)
- * share CPU 1. Knobs: BENCH_PROBE_SECONDS (35), BENCH_FANOUT (5), BENCH_RESTART_LEADS (5),
+ * share CPU 1. Knobs: BENCH_PROBE_SECONDS (35), BENCH_FANOUT (5), BENCH_RESTART_LEADS (5), BENCH_CATCH_UP_SECONDS (120),
  * BENCH_BUILD=0 (run dist/ as it is), BENCH_SMOKE=1 (200 clients, short windows).
  */
 import { execSync } from 'node:child_process';
@@ -48,6 +48,8 @@ const EVERY_MS = 5;
 const FANOUT = Number(env.BENCH_FANOUT ?? (SMOKE ? 2 : 5));
 const RESTART_LEADS = Number(env.BENCH_RESTART_LEADS ?? (SMOKE ? 2 : 5));
 const KILL = (env.BENCH_KILL_SIGNAL ?? 'SIGKILL') as NodeJS.Signals;
+/** How long every client may take to have a lead, fan-out or after the restart. */
+const CATCH_UP_MS = Number(env.BENCH_CATCH_UP_SECONDS ?? 120) * 1000;
 const SEED_LEADS = 1_000;
 const CHANGES = '/api/pub/v2/leads/changes';
 
@@ -145,7 +147,7 @@ async function fannedOut(
   workers: ClientWorker[],
   leadId: string,
   sent: number,
-  ms = 120_000,
+  ms = CATCH_UP_MS,
 ): Promise<{ sse: number[]; poll: number[] }> {
   const t0 = Date.now();
   for (;;) {
