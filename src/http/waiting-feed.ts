@@ -92,13 +92,22 @@ export async function streamFeed<T>(
 ): Promise<StreamedAnswer> {
   const gone = requestGone(reply, options.closing);
   const watch = await store.feed.watch(feed.teamId);
+  // The first page is read before the 200: a refused resume point (an expired cursor's 410)
+  // answers as a problem, not as a stream that ends at once.
+  let first: FeedPage<T>;
+  try {
+    first = await feed.read(after);
+  } catch (err) {
+    watch.close();
+    throw err;
+  }
   const sse = new SseStream(options.heartbeatMs, gone);
   reply.header('x-accel-buffering', 'no'); // nginx: pass each event on as it comes
   // The stream holds the connection for its life; once it ends (the client left, or the server
   // closes) the connection goes too, rather than lingering as an idle keep-alive a closing
   // server would wait out.
   reply.header('connection', 'close');
-  void pump(sse, watch, feed, after, gone).catch((err: unknown) => {
+  void pump(sse, watch, feed, after, first, gone).catch((err: unknown) => {
     request.log.warn({ err }, 'event stream ended by a failed read');
     sse.end();
   });
@@ -110,14 +119,17 @@ async function pump<T>(
   watch: FeedWatch,
   feed: WaitingFeed<T>,
   from: string | null,
+  first: FeedPage<T>,
   gone: AbortSignal,
 ): Promise<void> {
   let after = from;
   /** The position the client's Last-Event-ID stands for. */
   let told = from;
+  /** The page read before the 200 (streamFeed), then null until the next read. */
+  let page: FeedPage<T> | null = first;
   try {
     while (sse.open) {
-      const page = await feed.read(after);
+      page ??= await feed.read(after);
       for (const [i, item] of page.items.entries()) {
         if (!sse.open) return;
         const { event, data } = feed.event(item);
@@ -126,7 +138,9 @@ async function pump<T>(
         told = position;
       }
       after = page.next;
-      if (fullPage(page, feed.limit)) continue;
+      const more = fullPage(page, feed.limit);
+      page = null;
+      if (more) continue;
       if (told !== after) {
         await sse.bookmark(feed.cursor(after));
         told = after;

@@ -42,8 +42,7 @@ export const listEventsHandler: V2Handler = async (ctx, request, reply) => {
     event: (e) => ({ event: e.type, data: e }),
   };
   if (stream) {
-    // A resume point behind the horizon answers 410 here, before the stream's 200.
-    await feed.read(after);
+    // A resume point behind the horizon answers 410: streamFeed reads before its 200.
     const options = { closing: ctx.closing, heartbeatMs: config.feed.heartbeatSeconds * 1000 };
     return streamFeed(store, request, reply, options, feed, after);
   }
