@@ -1,12 +1,11 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { PostgresStore } from '../../src/storage/postgres/store.js';
-import { SqliteStore } from '../../src/storage/sqlite/store.js';
-import type { Store } from '../../src/store.js';
+import { openStore } from '../../src/open-store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
-import { auth, eventually, keyFor, load, makeApp } from '../support/helpers.js';
+import { auth, eventually, keyFor, load } from '../support/helpers.js';
 import { type Block, SseReader } from '../support/sse-reader.js';
+import { type Instance, serve } from '../support/waiting-instances.js';
 import { assertInvalidParams } from '../v1/http-assert.js';
 import { assertV2Ok, assertV2Problem, get, post, V2 } from './client.js';
 
@@ -21,12 +20,6 @@ const TEAM = 821;
 const OTHER_TEAM = 822;
 const ADMIN = 8211;
 const OUTSIDER = 8221;
-const SETTINGS = {
-  LEADLINE_FEED_MAX_WAIT_SECONDS: '30',
-  LEADLINE_FEED_HEARTBEAT_SECONDS: '1',
-  LEADLINE_REQUEST_TIMEOUT_SECONDS: '1',
-  LEADLINE_HEADERS_TIMEOUT_SECONDS: '1',
-};
 /** Generous: a wait the test needs to end, never a latency claim. */
 const LONG = 30;
 
@@ -41,18 +34,6 @@ interface EventsPage {
   events: LoggedEvent[];
   nextCursor: string | null;
   pollCursor: string;
-}
-
-interface Instance {
-  store: Store;
-  app: FastifyInstance;
-  base: string;
-}
-
-async function serve(store: Store): Promise<Instance> {
-  const app = await makeApp(store, SETTINGS);
-  const base = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { store, app, base };
 }
 
 async function create(app: FastifyInstance, key: string, name: string): Promise<string> {
@@ -149,11 +130,8 @@ for (const engine of enginesUnderTest()) {
       key = await keyFor(made.store, ADMIN);
       outsiderKey = await keyFor(made.store, OUTSIDER);
       a = await serve(made.store);
-      const second =
-        engine === 'sqlite'
-          ? SqliteStore.open(made.location.dbPath)
-          : PostgresStore.open(made.location.databaseUrl!);
-      b = await serve(second);
+      // A second instance on the same data: what it stores reaches `a` only through the feed signal.
+      b = await serve(await openStore(made.location));
     });
     after(async () => {
       await a?.app.close();

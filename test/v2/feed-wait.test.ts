@@ -2,14 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { Compile } from 'typebox/compile';
+import { openStore } from '../../src/open-store.js';
 import { V2Lead } from '../../src/schemas/v2.js';
 import { observeStore } from '../../src/storage/observed-store.js';
-import { PostgresStore } from '../../src/storage/postgres/store.js';
-import { SqliteStore } from '../../src/storage/sqlite/store.js';
-import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
-import { auth, eventually, keyFor, load, makeApp } from '../support/helpers.js';
+import { auth, eventually, keyFor, load } from '../support/helpers.js';
 import { type Block, SseReader } from '../support/sse-reader.js';
+import { type Instance, serve } from '../support/waiting-instances.js';
 import { assertInvalidParams } from '../v1/http-assert.js';
 import { assertV2Ok, assertV2Problem, get, post, V2 } from './client.js';
 
@@ -24,16 +23,6 @@ const TEAM = 811;
 const OTHER_TEAM = 812;
 const ADMIN = 8111;
 const OUTSIDER = 8121;
-/**
- * A request deadline (LEADLINE_REQUEST_TIMEOUT_SECONDS) shorter than the waits and streams
- * below: it bounds receiving a request, never how long its answer may take.
- */
-const SETTINGS = {
-  LEADLINE_FEED_MAX_WAIT_SECONDS: '30',
-  LEADLINE_FEED_HEARTBEAT_SECONDS: '1',
-  LEADLINE_REQUEST_TIMEOUT_SECONDS: '1',
-  LEADLINE_HEADERS_TIMEOUT_SECONDS: '1',
-};
 /** Generous: a wait the test needs to end, never a latency claim (bench/feed-wait.ts measures those). */
 const LONG = 30;
 
@@ -41,18 +30,6 @@ interface ChangesPage {
   leads: V2Lead[];
   nextCursor: string | null;
   pollCursor: string;
-}
-
-interface Instance {
-  store: Store;
-  app: FastifyInstance;
-  base: string;
-}
-
-async function serve(store: Store): Promise<Instance> {
-  const app = await makeApp(store, SETTINGS);
-  const base = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { store, app, base };
 }
 
 async function create(app: FastifyInstance, key: string, name: string): Promise<V2Lead> {
@@ -144,11 +121,8 @@ for (const engine of enginesUnderTest()) {
       writerKey = await keyFor(made.store, ADMIN);
       outsiderKey = await keyFor(made.store, OUTSIDER);
       a = await serve(made.store);
-      const second =
-        engine === 'sqlite'
-          ? SqliteStore.open(made.location.dbPath)
-          : PostgresStore.open(made.location.databaseUrl!);
-      b = await serve(second);
+      // A second instance on the same data: what it stores reaches `a` only through the feed signal.
+      b = await serve(await openStore(made.location));
     });
     after(async () => {
       await a?.app.close();
