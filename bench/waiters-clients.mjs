@@ -158,6 +158,16 @@ const commands = {
     for (const c of clients) if (c.at.has(leadId)) n++;
     return n;
   },
+  /** The clients without `leadId`, by kind and state (what a failed fan-out reports). */
+  lacking({ leadId }) {
+    const out = {};
+    for (const c of clients) {
+      if (c.at.has(leadId)) continue;
+      const state = `${c.kind} ${c.req === null ? 'no request' : 'request open'}, ${c.seen.length} leads, ${c.reconnects} reconnects`;
+      out[state] = (out[state] ?? 0) + 1;
+    }
+    return out;
+  },
   /** Receipt times of `leadId` (absolute ms), by kind. */
   times({ leadId }) {
     const out = { sse: [], poll: [] };

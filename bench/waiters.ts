@@ -24,7 +24,8 @@
  * The server is pinned to CPU 0 (bench/lib.ts startPinned); this process (probes, orchestration)
  * and its client worker threads (bench/waiters-clients.mjs, BENCH_CLIENT_WORKERS, 2 by default)
  * share CPU 1. Knobs: BENCH_PROBE_SECONDS (35), BENCH_FANOUT (5), BENCH_RESTART_LEADS (5), BENCH_CATCH_UP_SECONDS (120),
- * BENCH_BUILD=0 (run dist/ as it is), BENCH_SMOKE=1 (200 clients, short windows).
+ * BENCH_BUILD=0 (run dist/ as it is), BENCH_SMOKE=1 (200 clients, short windows), BENCH_PROFILE=1 (CPU
+ * profiles of the server, bench/harness/config.ts; with BENCH_KILL_SIGNAL=SIGTERM so the first is written).
  */
 import { execSync } from 'node:child_process';
 import { once } from 'node:events';
@@ -33,7 +34,7 @@ import { Agent, request } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { type Engine, log, SMOKE } from './harness/config.js';
+import { type Engine, log, PROFILE, PROFILE_DIR, SMOKE } from './harness/config.js';
 import { writeSeed } from './harness/seed-file.js';
 import { dir, prepare, removeStores } from './harness/stores.js';
 import { BIN, freePort, machine, SERVER_ENV, startPinned, type Target } from './lib.js';
@@ -58,8 +59,59 @@ const load = () =>
   loadavg()
     .map((x) => x.toFixed(2))
     .join(' ');
+/** The host's count of connections dropped for a full listen queue (each costs its client a SYN retransmit: 1 s, then 3 s, 7 s). */
+const listenOverflows = (): number => {
+  const [names, values] = readFileSync('/proc/net/netstat', 'utf8').split('\n');
+  const i = names!.split(' ').indexOf('ListenOverflows');
+  return Number(values!.split(' ')[i]);
+};
 const rss = (pid: number) =>
   Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+
+/** The server's own metrics (SERVER_ENV turns them on): what a window did inside the server. */
+async function scrape(base: string): Promise<string> {
+  const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${SERVER_ENV.LEADLINE_METRICS_TOKEN}` } });
+  return res.text();
+}
+
+/** Sums of a metric's samples by one label (`le`, `operation`), over the lines that match `where`. */
+function byLabel(text: string, metric: string, label: string, where = ''): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${metric}{`) || !line.includes(where)) continue;
+    const value = new RegExp(`${label}="([^"]*)"`).exec(line)?.[1];
+    if (value !== undefined) out.set(value, (out.get(value) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+  }
+  return out;
+}
+
+/**
+ * Between two scrapes: getLastLead's p50/p99 as the server timed it (the histogram's bucket
+ * bound, ms) — request received to answer written, without the client's or the kernel's share —
+ * and the store operations that took the most time.
+ */
+function inside(before: string, after: string): string {
+  const lastLead = 'route="/api/pub/leads/getLastLead"';
+  const b0 = byLabel(before, 'leadline_http_request_duration_seconds_bucket', 'le', lastLead);
+  const b1 = byLabel(after, 'leadline_http_request_duration_seconds_bucket', 'le', lastLead);
+  const buckets = [...b1].map(([le, n]) => [le, n - (b0.get(le) ?? 0)] as const);
+  const count = buckets.find(([le]) => le === '+Inf')?.[1] ?? 0;
+  const bound = (q: number) => {
+    const hit = buckets.find(([, n]) => n >= q * count)?.[0];
+    return hit === undefined || hit === '+Inf' ? hit ?? '?' : `${Number(hit) * 1000}`;
+  };
+  const q0 = byLabel(before, 'leadline_store_query_duration_seconds_sum', 'operation');
+  const q1 = byLabel(after, 'leadline_store_query_duration_seconds_sum', 'operation');
+  const n0 = byLabel(before, 'leadline_store_query_duration_seconds_count', 'operation');
+  const n1 = byLabel(after, 'leadline_store_query_duration_seconds_count', 'operation');
+  const top = [...q1]
+    .map(([op, sum]) => [op, sum - (q0.get(op) ?? 0), (n1.get(op) ?? 0) - (n0.get(op) ?? 0)] as const)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([op, sum, n]) => `${op} ${n}× ${(sum * 1000).toFixed(0)} ms`)
+    .join(', ');
+  return `server-timed getLastLead (${count}) p50 ≤ ${bound(0.5)} ms, p99 ≤ ${bound(0.99)} ms; store time: ${top}`;
+}
 
 /** One getLastLead, timed from the moment it is sent to its last byte. */
 function probe(url: string, auth: string): Promise<number> {
@@ -154,7 +206,12 @@ async function fannedOut(
     const counts = await Promise.all(workers.map((w) => w.ask<number>('count', { leadId })));
     const n = counts.reduce((a, b) => a + b, 0);
     if (n === W) break;
-    if (Date.now() - t0 > ms) throw new Error(`${leadId}: ${n} of ${W} clients have it after ${ms} ms`);
+    if (Date.now() - t0 > ms) {
+      const lacking = await Promise.all(workers.map((w) => w.ask<unknown>('lacking', { leadId })));
+      throw new Error(
+        `${leadId}: ${n} of ${W} clients have it after ${ms} ms; without it: ${JSON.stringify(lacking)}`,
+      );
+    }
     await new Promise((r) => setTimeout(r, 20));
   }
   const out = { sse: [] as number[], poll: [] as number[] };
@@ -169,6 +226,17 @@ async function fannedOut(
 const f = (x: number) => x.toFixed(1);
 const pcts = (xs: number[]) => `${f(quantile(xs, 0.5))} / ${f(quantile(xs, 0.99))} / ${f(Math.max(...xs))}`;
 
+/** BENCH_PROFILE=1: each server start writes a CPU profile to BENCH_PROFILE_DIR at its exit (SIGTERM, not SIGKILL). */
+let starts = 0;
+const profileFlags = (): string[] =>
+  PROFILE
+    ? [
+        '--cpu-prof',
+        `--cpu-prof-dir=${PROFILE_DIR}`,
+        `--cpu-prof-name=waiters-${engine}-${++starts}.cpuprofile`,
+      ]
+    : [];
+
 async function main(): Promise<void> {
   if (!SMOKE && env.BENCH_BUILD !== '0') execSync('npm run build', { stdio: 'ignore' });
   const file = join(dir, `waiters-${SEED_LEADS}.ndjson`);
@@ -180,7 +248,7 @@ async function main(): Promise<void> {
     startPinned(
       `leadline ${engine}`,
       0,
-      [BIN, ...storeArgs, 'serve', '--port', String(port)],
+      [...profileFlags(), BIN, ...storeArgs, 'serve', '--port', String(port)],
       SERVER_ENV,
       `http://127.0.0.1:${port}/healthz`,
     );
@@ -202,7 +270,11 @@ async function main(): Promise<void> {
     await probes(last, auth, 2_000); // warm-up
     const pid = server.child.pid!;
     const loadBefore = load();
+    let dropped = listenOverflows();
+    let scraped = await scrape(base);
     const alone = await probes(last, auth, PROBE_MS);
+    const droppedAlone = listenOverflows() - dropped;
+    const insideAlone = inside(scraped, await scrape(base));
     const rssBefore = rss(pid);
     log(
       `${engine}: without waiters getLastLead p99 ${f(quantile(alone, 0.99))} ms, RSS ${rssBefore} kB, load ${loadBefore}`,
@@ -218,7 +290,11 @@ async function main(): Promise<void> {
     await new Promise((r) => setTimeout(r, 3_000));
     const rssWith = rss(pid);
     const loadWith = load();
+    dropped = listenOverflows();
+    scraped = await scrape(base);
     const withWaiters = await probes(last, auth, PROBE_MS);
+    const droppedWith = listenOverflows() - dropped;
+    const insideWith = inside(scraped, await scrape(base));
     const rssAfterProbes = rss(pid);
     log(
       `${engine}: ${W} waiters connected in ${connectS.toFixed(1)} s; RSS ${rssWith} kB (${rssAfterProbes} after the probes); with waiters p99 ${f(quantile(withWaiters, 0.99))} ms, load ${loadWith}`,
@@ -276,9 +352,12 @@ async function main(): Promise<void> {
     console.log(
       `| ${engine} | ${W} | ${rssBefore} | ${rssWith} | ${perClient} | ${f(quantile(alone, 0.5))} / ${f(quantile(alone, 0.99))} | ${f(quantile(withWaiters, 0.5))} / ${f(quantile(withWaiters, 0.99))} | ${ratio.toFixed(2)} | ${connectS.toFixed(1)} |`,
     );
+    const slow = (xs: number[]) => xs.filter((x) => x > 1000).length;
     console.log(
-      `probes: ${alone.length} without, ${withWaiters.length} with; RSS after the with-waiters window ${rssAfterProbes} kB`,
+      `probes: ${alone.length} without, ${withWaiters.length} with (over 1 s: ${slow(alone)}, ${slow(withWaiters)}; max ${f(Math.max(...alone))}, ${f(Math.max(...withWaiters))} ms); connections the host dropped for a full listen queue in each window: ${droppedAlone}, ${droppedWith}; RSS after the with-waiters window ${rssAfterProbes} kB`,
     );
+    console.log(`inside the server, without: ${insideAlone}`);
+    console.log(`inside the server, with W: ${insideWith}`);
     console.log(`\nfan-out of ${FANOUT} leads to ${W} clients, ms from the POST sent (p50 / p99 / max):`);
     console.log(
       `| all | ${pcts(all)} |\n| SSE | ${pcts(receipts.sse)} |\n| long-poll | ${pcts(receipts.poll)} |`,

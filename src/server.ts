@@ -137,6 +137,14 @@ export async function startServer(config: Config, store: Store, logger: Logger):
 }
 
 /**
+ * Connections the system may queue before the server accepts them (Node's default is 511; the
+ * kernel caps it at net.core.somaxconn). A restart with thousands of waiting clients has them all
+ * reconnect within seconds, and a connection dropped from a full queue waits for its client's
+ * SYN retry, 1 s and then 3 s, 7 s (docs/operations.md "Waiting feeds").
+ */
+const LISTEN_BACKLOG = 4096;
+
+/**
  * Builds the app and listens. The app writes its links (problem types, `Link` headers) with the
  * public URL, fixed when it is built; on port 0 without LEADLINE_PUBLIC_URL that URL needs the
  * port the system picks, so a free port is asked for first and the app built for it. Should
@@ -152,7 +160,8 @@ async function listenApp(
     const publicUrl = pick ? defaultPublicUrl(config.host, port) : config.publicUrl;
     const app = await buildApp({ ...deps, config: { ...config, port, publicUrl } });
     try {
-      return { app, address: await app.listen({ port, host: config.host }), publicUrl };
+      const address = await app.listen({ port, host: config.host, backlog: LISTEN_BACKLOG });
+      return { app, address, publicUrl };
     } catch (err) {
       await app.close();
       const taken = (err as NodeJS.ErrnoException).code === 'EADDRINUSE';

@@ -13,8 +13,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
  * compression, ETags only on v1's string bodies, no response serialiser on v2).
  */
 export const EVENT_STREAM = 'text/event-stream; charset=utf-8';
-/** How long an EventSource waits before reconnecting after the stream ends (the `retry:` field). */
+/**
+ * How long an EventSource waits before reconnecting after the stream ends (the `retry:` field):
+ * RETRY_MS plus up to RETRY_SPREAD_MS, drawn per stream, so the streams a restart drops do not all
+ * come back in the same instant (ten thousand at once overflowed the listen queue, bench/RESULTS.md
+ * "Waiting clients").
+ */
 export const RETRY_MS = 2000;
+export const RETRY_SPREAD_MS = 3000;
 
 /** Whether the request asks for an event stream (`Accept: text/event-stream`, as EventSource sends). */
 export function wantsEventStream(request: FastifyRequest): boolean {
@@ -30,6 +36,32 @@ export function lastEventId(request: FastifyRequest): string | undefined {
 }
 
 /**
+ * The requests joined to a server's `closing`, by signal: one listener on it, however many
+ * requests wait. Not a listener per request: an EventTarget's add and remove walk its list of
+ * listeners, and with ten thousand waiters that walk was most of the server's time
+ * (bench/RESULTS.md "Waiting clients").
+ */
+const joined = new WeakMap<AbortSignal, Set<AbortController>>();
+
+function joinedTo(closing: AbortSignal): Set<AbortController> {
+  let requests = joined.get(closing);
+  if (requests === undefined) {
+    const all = new Set<AbortController>();
+    closing.addEventListener(
+      'abort',
+      () => {
+        for (const gone of all) gone.abort();
+        all.clear();
+      },
+      { once: true },
+    );
+    joined.set(closing, all);
+    requests = all;
+  }
+  return requests;
+}
+
+/**
  * Aborts when the client goes away before the answer ends (a closed tab, a dropped
  * connection), or when `closing` aborts (the server shuts down): a waiter is freed at once.
  */
@@ -41,11 +73,11 @@ export function requestGone(reply: FastifyReply, closing: AbortSignal): AbortSig
   }
   // Not AbortSignal.any: the server's `closing` lives as long as the app, and every request
   // joined to it must be let go when the request ends, not kept by it.
-  const onClosing = () => gone.abort();
-  closing.addEventListener('abort', onClosing, { once: true });
+  const requests = joinedTo(closing);
+  requests.add(gone);
   const res = reply.raw;
   res.once('close', () => {
-    closing.removeEventListener('abort', onClosing);
+    requests.delete(gone);
     if (!res.writableFinished) gone.abort();
   });
   return gone.signal;
@@ -66,7 +98,7 @@ export class SseStream {
     heartbeatMs: number,
     private readonly gone: AbortSignal,
   ) {
-    this.body.write(`retry: ${RETRY_MS}\n\n`);
+    this.body.write(`retry: ${RETRY_MS + Math.floor(Math.random() * RETRY_SPREAD_MS)}\n\n`);
     this.heartbeat = setInterval(() => this.write(': heartbeat\n\n'), heartbeatMs);
     gone.addEventListener('abort', () => this.end(), { once: true });
   }
@@ -78,11 +110,12 @@ export class SseStream {
 
   /** Writes one event; resolves once the client has taken it in (backpressure), or at once when gone. */
   send(e: SseEvent): Promise<void> {
-    let text = '';
-    if (e.id !== undefined) text += `id: ${oneLine(e.id)}\n`;
-    if (e.event !== undefined) text += `event: ${oneLine(e.event)}\n`;
-    for (const line of e.data.split('\n')) text += `data: ${line}\n`;
-    return this.write(`${text}\n`);
+    return this.write(frame(e));
+  }
+
+  /** Writes one event already framed (`frame`): what many streams send alike is framed once. */
+  sendFrame(text: string): Promise<void> {
+    return this.write(text);
   }
 
   /** An event holding only a new resume point: the reader's Last-Event-ID moves on. */
@@ -111,6 +144,15 @@ export class SseStream {
       this.gone.addEventListener('abort', done, { once: true });
     });
   }
+}
+
+/** One event as it goes on the wire, blank line included. */
+export function frame(e: SseEvent): string {
+  let text = '';
+  if (e.id !== undefined) text += `id: ${oneLine(e.id)}\n`;
+  if (e.event !== undefined) text += `event: ${oneLine(e.event)}\n`;
+  for (const line of e.data.split('\n')) text += `data: ${line}\n`;
+  return `${text}\n`;
 }
 
 /** An id or event name never spans lines (a newline would end the field). */

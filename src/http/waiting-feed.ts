@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FeedWatch } from '../leads/feed.port.js';
 import type { Store } from '../store.js';
-import { EVENT_STREAM, requestGone, SseStream } from './sse.js';
+import { EVENT_STREAM, frame, requestGone, SseStream } from './sse.js';
 import { StreamedAnswer } from './v2/handler.js';
 
 /**
@@ -16,6 +16,12 @@ export interface WaitingFeed<T> {
   /** Items per read: a full page means more may follow at once. */
   limit: number;
   read(after: string | null): Promise<FeedPage<T>>;
+  /**
+   * Everything `read(after)` and `cursor` depend on besides the team — the feed's name, the
+   * caller's scope, filters, `after`, `limit` — as a string: waiters of one team with the same
+   * key share one read (FeedSignal.shared) and the cursors and event text made from it.
+   */
+  key(after: string | null): string;
   /** The sealed cursor of a position (what the client sends back). */
   cursor(position: string): string;
   /** An item as an event: its `event:` name and its JSON `data`. */
@@ -41,6 +47,54 @@ export const fullPage = <T>(page: FeedPage<T>, limit: number): boolean =>
 const STREAM_NAP_MS = 60_000;
 
 /**
+ * A read made while holding a watch of the team: shared with every waiter asking the same
+ * (FeedSignal.shared) — one query for a thousand followers at one position, not a thousand.
+ */
+function sharedRead<T>(store: Store, feed: WaitingFeed<T>, after: string | null): Promise<FeedPage<T>> {
+  return store.feed.shared(feed.teamId, feed.key(after), () => feed.read(after), nextOf);
+}
+
+/** Where a page ends: it moves when anything new is visible at the position read from. */
+const nextOf = (page: FeedPage<unknown>): string => page.next;
+
+/**
+ * What every client given one (shared) page is sent alike, made once per page: the sealed
+ * cursor of a position (sealing is an HKDF and an AES-GCM each) and each item's event frame.
+ */
+const cursors = new WeakMap<FeedPage<unknown>, Map<string, string>>();
+const frames = new WeakMap<FeedPage<unknown>, string[]>();
+
+/** The cursor of `position` (one of the page's positions, or its `next`), sealed once per page. */
+export function cursorIn<T>(feed: WaitingFeed<T>, page: FeedPage<T>, position: string): string {
+  let made = cursors.get(page);
+  if (made === undefined) {
+    made = new Map();
+    cursors.set(page, made);
+  }
+  let cursor = made.get(position);
+  if (cursor === undefined) {
+    cursor = feed.cursor(position);
+    made.set(position, cursor);
+  }
+  return cursor;
+}
+
+function frameOf<T>(feed: WaitingFeed<T>, page: FeedPage<T>, i: number): string {
+  let made = frames.get(page);
+  if (made === undefined) {
+    made = [];
+    frames.set(page, made);
+  }
+  let text = made[i];
+  if (text === undefined) {
+    const { event, data } = feed.event(page.items[i]!);
+    text = frame({ id: cursorIn(feed, page, page.positions[i]!), event, data: JSON.stringify(data) });
+    made[i] = text;
+  }
+  return text;
+}
+
+/**
  * Long-poll: the page after `after`; when it is empty, held until the feed signal says the
  * team's feed moved and a read finds something, or `waitSeconds` pass, or the client leaves or
  * the server closes (then the empty page). Watches before the first read: nothing stored
@@ -59,12 +113,12 @@ export async function waitForPage<T>(
   try {
     const gone = requestGone(reply, closing);
     const deadline = Date.now() + waitSeconds * 1000;
-    let page = await feed.read(after);
+    let page = await sharedRead(store, feed, after);
     while (page.items.length === 0) {
       // Nothing shown, but the read stopped at its limit: go on at once from where it stopped.
       if (fullPage(page, feed.limit)) after = page.next;
       else if (!(await watch.next(deadline - Date.now(), gone))) break;
-      page = await feed.read(after);
+      page = await sharedRead(store, feed, after);
     }
     return page;
   } finally {
@@ -96,7 +150,7 @@ export async function streamFeed<T>(
   // answers as a problem, not as a stream that ends at once.
   let first: FeedPage<T>;
   try {
-    first = await feed.read(after);
+    first = await sharedRead(store, feed, after);
   } catch (err) {
     watch.close();
     throw err;
@@ -107,7 +161,7 @@ export async function streamFeed<T>(
   // closes) the connection goes too, rather than lingering as an idle keep-alive a closing
   // server would wait out.
   reply.header('connection', 'close');
-  void pump(sse, watch, feed, after, first, gone).catch((err: unknown) => {
+  void pump(store, sse, watch, feed, after, first, gone).catch((err: unknown) => {
     request.log.warn({ err }, 'event stream ended by a failed read');
     sse.end();
   });
@@ -115,6 +169,7 @@ export async function streamFeed<T>(
 }
 
 async function pump<T>(
+  store: Store,
   sse: SseStream,
   watch: FeedWatch,
   feed: WaitingFeed<T>,
@@ -129,20 +184,19 @@ async function pump<T>(
   let page: FeedPage<T> | null = first;
   try {
     while (sse.open) {
-      page ??= await feed.read(after);
-      for (const [i, item] of page.items.entries()) {
+      page ??= await sharedRead(store, feed, after);
+      for (let i = 0; i < page.items.length; i++) {
         if (!sse.open) return;
-        const { event, data } = feed.event(item);
-        const position = page.positions[i]!;
-        await sse.send({ id: feed.cursor(position), event, data: JSON.stringify(data) });
-        told = position;
+        await sse.sendFrame(frameOf(feed, page, i));
+        told = page.positions[i]!;
       }
       after = page.next;
       const more = fullPage(page, feed.limit);
+      const last = page;
       page = null;
       if (more) continue;
       if (told !== after) {
-        await sse.bookmark(feed.cursor(after));
+        await sse.bookmark(cursorIn(feed, last, after));
         told = after;
       }
       while (sse.open && !(await watch.next(STREAM_NAP_MS, gone))) {}

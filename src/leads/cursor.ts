@@ -60,7 +60,17 @@ function canonical(value: unknown): string {
   return JSON.stringify(value);
 }
 
+/** Cursors remembered as opened (their text), at most this many: then the oldest goes. */
+const OPENED_KEPT = 4096;
+
 export class CursorCodec {
+  /**
+   * Sealed cursors already opened, and what they say. Opening is an HKDF and an AES-GCM; the
+   * clients of a waiting feed send back the very cursor they were given, thousands of them the
+   * same one after a fan-out. A string is only kept once it opened, so a forged one never hits.
+   */
+  private readonly opened = new Map<string, string>();
+
   constructor(private readonly secret: Buffer) {}
 
   encode(kind: CursorKind, teamId: number, print: string, position: unknown): string {
@@ -90,9 +100,19 @@ export class CursorCodec {
 
   /** What a cursor this service issued (either format) says; anything else is a 400. */
   open(cursor: string, name = 'cursor'): CursorPayload {
-    const text = cursor.includes('.') ? this.verifySigned(cursor) : this.unseal(cursor);
+    const text = cursor.includes('.') ? this.verifySigned(cursor) : this.unsealKept(cursor);
     if (text === null) throw refused(name, 'is not a cursor this service issued');
     return JSON.parse(text) as CursorPayload;
+  }
+
+  private unsealKept(cursor: string): string | null {
+    const kept = this.opened.get(cursor);
+    if (kept !== undefined) return kept;
+    const text = this.unseal(cursor);
+    if (text === null) return null;
+    if (this.opened.size >= OPENED_KEPT) this.opened.delete(this.opened.keys().next().value as string);
+    this.opened.set(cursor, text);
+    return text;
   }
 
   /** One key and IV per salt: 44 bytes of HKDF output. */

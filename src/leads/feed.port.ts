@@ -14,6 +14,16 @@ export interface FeedSignal {
    * change stored after this resolves wakes the watch, even one stored before `next` is called.
    */
   watch(teamId: number): Promise<FeedWatch>;
+  /**
+   * `read()` — or the answer of the same read (same team, same `key`: everything the answer
+   * depends on) begun since the team's feed last moved, shared. Only for a caller that holds a
+   * watch of `teamId`: a change stored after the shared read began wakes that watch, so a waiter
+   * never sleeps on an answer older than what it could have read itself. Without any watch open
+   * it is `read()`. This is what lets ten thousand waiters at one position cost one query.
+   * `mark`: what of an answer shows the feed moved (a page's `next`), so a periodic re-check
+   * can read again and wake the team's waiters only when it did.
+   */
+  shared<T>(teamId: number, key: string, read: () => Promise<T>, mark?: (answer: T) => string): Promise<T>;
   /** How many watches are open in this process (metrics, tests). */
   waiting(): number;
   /** Ends every watch (their `next` resolves false) and stops the source. */

@@ -26,29 +26,39 @@ export interface EventsPage {
   full: boolean;
 }
 
-export async function listEvents(
+/**
+ * The caller's reader of the event log: the scope is worked out once (a waiting request reads
+ * many times), each page from the store. `key` is everything a page depends on besides the team
+ * and the position, for waiters that share reads (FeedSignal.shared).
+ */
+export async function eventReader(
   ports: { webhooks: Pick<WebhookStore, 'log'>; directory: ScopeDirectory },
   caller: Caller,
-  q: EventsQuery,
-): Promise<EventsPage> {
+): Promise<{ key: string; read(q: EventsQuery): Promise<EventsPage> }> {
   const scope = await visibleScope(caller, ports.directory);
-  const page = await ports.webhooks.log({
-    scope,
-    teamEvents: caller.role === 'admin',
-    types: q.types,
-    after: q.after,
-    limit: q.limit,
-  });
-  if (page.expired) throw cursorExpired();
-  const events: LoggedEvent[] = [];
-  const positions: string[] = [];
-  for (const [i, stored] of page.events.entries()) {
-    const event = loggedEvent(stored);
-    if (event === null) continue;
-    events.push(event);
-    positions.push(page.positions[i]!);
-  }
-  return { events, positions, next: page.next, full: page.events.length === q.limit };
+  const teamEvents = caller.role === 'admin';
+  return {
+    key: JSON.stringify([scope, teamEvents]),
+    async read(q) {
+      const page = await ports.webhooks.log({
+        scope,
+        teamEvents,
+        types: q.types,
+        after: q.after,
+        limit: q.limit,
+      });
+      if (page.expired) throw cursorExpired();
+      const events: LoggedEvent[] = [];
+      const positions: string[] = [];
+      for (const [i, stored] of page.events.entries()) {
+        const event = loggedEvent(stored);
+        if (event === null) continue;
+        events.push(event);
+        positions.push(page.positions[i]!);
+      }
+      return { events, positions, next: page.next, full: page.events.length === q.limit };
+    },
+  };
 }
 
 /** A cursor behind the log's horizon: never a silent gap. */

@@ -61,6 +61,25 @@ describe('v2 cursors', () => {
     refusedCursor(() => codec.decode('', 'search', 1, print));
   });
 
+  it('opened once, are still checked for the request each time, and a kept one does not let an altered one in', () => {
+    const c = codec.encode('search', 1, print, position);
+    // Opened (and kept) first: what it says does not change, nor its checks.
+    assert.deepEqual(codec.decode(c, 'search', 1, print), position);
+    assert.deepEqual(codec.decode(c, 'search', 1, print), position);
+    refusedCursor(() => codec.decode(c, 'search', 2, print));
+    refusedCursor(() => codec.decode(c, 'changes', 1, print));
+    const raw = Buffer.from(c, 'base64url');
+    raw[raw.length - 1] = (raw[raw.length - 1] ?? 0) ^ 0x01;
+    refusedCursor(() => codec.decode(raw.toString('base64url'), 'search', 1, print));
+    // What one caller does to the position it got back is not what the next one opens.
+    (codec.decode(c, 'search', 1, print) as { seq: number }).seq = -1;
+    assert.deepEqual(codec.decode(c, 'search', 1, print), position);
+    // More cursors than are kept: the first is opened again, the same.
+    for (let i = 0; i < 5000; i++)
+      codec.decode(codec.encode('changes', 1, 'changes', `${i}:1`), 'changes', 1, 'changes');
+    assert.deepEqual(codec.decode(c, 'search', 1, print), position);
+  });
+
   it('signed cursors of the previous format are still accepted, and still checked', () => {
     const old = signedCursor(secret, { k: 'search', t: 1, f: print, p: position });
     assert.deepEqual(codec.decode(old, 'search', 1, print), position);

@@ -1,8 +1,7 @@
 import { visibleScope } from '../../directory/access.js';
 import type { StoredLead } from '../../leads/lead.js';
-import type { ChangesPage, LeadScope, LeadStore } from '../../leads/leads.port.js';
 import { feedEntryToV2 } from '../../leads/v2-wire.js';
-import { streamFeed, type WaitingFeed, waitForPage } from '../waiting-feed.js';
+import { cursorIn, streamFeed, type WaitingFeed, waitForPage } from '../waiting-feed.js';
 import { parseLimit, parseWait, resumePoint, single } from './feed-params.js';
 import type { V2Handler } from './handler.js';
 
@@ -33,9 +32,10 @@ export const leadChanges: V2Handler = async (ctx, request, reply) => {
     teamId: caller.teamId,
     limit,
     read: async (from) => {
-      const page = await sharedRead(store.leads, scope, from, limit);
+      const page = await store.leads.changes(scope, from, limit);
       return { items: page.leads, positions: page.positions, next: page.next };
     },
+    key: (from) => JSON.stringify([PRINT, scope, from, limit]),
     cursor: (position) => codec.encode('changes', caller.teamId, PRINT, position),
     event: (lead) => ({ event: 'lead', data: feedEntryToV2(lead) }),
   };
@@ -51,39 +51,10 @@ export const leadChanges: V2Handler = async (ctx, request, reply) => {
     after,
     request.method === 'HEAD' ? 0 : wait,
   );
-  const next = feed.cursor(page.next);
+  const next = cursorIn(feed, page, page.next);
   // A full page may have more behind it: go on at once. A short page means caught up.
   const full = page.items.length === limit;
   return { data: { leads: page.items.map(feedEntryToV2), nextCursor: full ? next : null, pollCursor: next } };
 };
 
 const PRINT = 'changes';
-
-/**
- * Reads of one page begun in the same turn of the event loop (the waiters one wake-up released)
- * share one query: a thousand followers of a team at the same position cost one read. Only
- * within the turn — a read begun before a change must not answer a waiter woken by it.
- */
-const sharing = new WeakMap<LeadStore, Map<string, Promise<ChangesPage>>>();
-
-function sharedRead(
-  leads: LeadStore,
-  scope: LeadScope,
-  after: string | null,
-  limit: number,
-): Promise<ChangesPage> {
-  let reads = sharing.get(leads);
-  if (reads === undefined) {
-    reads = new Map();
-    sharing.set(leads, reads);
-  }
-  const key = JSON.stringify([scope, after, limit]);
-  let page = reads.get(key);
-  if (page === undefined) {
-    page = leads.changes(scope, after, limit);
-    reads.set(key, page);
-    const shared = reads;
-    setImmediate(() => shared.delete(key));
-  }
-  return page;
-}

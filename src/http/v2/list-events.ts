@@ -1,8 +1,8 @@
 import { fingerprint } from '../../leads/cursor.js';
 import { type InvalidParam, invalidParams } from '../../shared/errors.js';
-import { listEvents } from '../../webhooks/list-events.js';
+import { eventReader } from '../../webhooks/list-events.js';
 import { LOGGED_EVENT_TYPES, type LoggedEvent, type LoggedEventType } from '../../webhooks/webhook.js';
-import { fullPage, streamFeed, type WaitingFeed, waitForPage } from '../waiting-feed.js';
+import { cursorIn, fullPage, streamFeed, type WaitingFeed, waitForPage } from '../waiting-feed.js';
 import { resumePoint, waitReason, waitSeconds } from './feed-params.js';
 import type { V2Handler } from './handler.js';
 import { DEFAULT_LIMIT } from './search-leads.js';
@@ -30,14 +30,16 @@ export const listEventsHandler: V2Handler = async (ctx, request, reply) => {
   const print = fingerprint({ types: types === null ? null : [...types].sort() });
   const after =
     cursor === undefined ? null : (codec.decode(cursor, 'events', caller.teamId, print, name) as string);
+  const log = await eventReader(store, caller);
   const feed: WaitingFeed<LoggedEvent> = {
     teamId: caller.teamId,
     limit,
     read: async (from) => {
-      const page = await listEvents(store, caller, { types, after: from, limit });
+      const page = await log.read({ types, after: from, limit });
       // `full` counts the events read, shown or not: a page the scope thinned may have more behind it.
       return { items: page.events, positions: page.positions, next: page.next, full: page.full };
     },
+    key: (from) => JSON.stringify(['events', log.key, print, from, limit]),
     cursor: (position) => codec.encode('events', caller.teamId, print, position),
     event: (e) => ({ event: e.type, data: e }),
   };
@@ -48,7 +50,7 @@ export const listEventsHandler: V2Handler = async (ctx, request, reply) => {
   }
   const wait = request.method === 'HEAD' ? 0 : q.wait;
   const page = await waitForPage(store, reply, ctx.closing, feed, after, wait);
-  const next = feed.cursor(page.next);
+  const next = cursorIn(feed, page, page.next);
   return { data: { events: page.items, nextCursor: fullPage(page, limit) ? next : null, pollCursor: next } };
 };
 

@@ -30,6 +30,10 @@ export class PostgresFeedSignal implements FeedSignal {
     return this.waiters.watch(teamId);
   }
 
+  shared<T>(teamId: number, key: string, read: () => Promise<T>, mark?: (answer: T) => string): Promise<T> {
+    return this.waiters.shared(teamId, key, read, mark);
+  }
+
   waiting(): number {
     return this.waiters.waiting();
   }
