@@ -1,13 +1,20 @@
 import { Worker } from 'node:worker_threads';
 import type { ErasureCandidate, ErasureOrder, ErasureReceipt } from '../../privacy/erasure.port.js';
 
-/** To the erasure thread: find an e-mail's candidates, carry out an order, or checkpoint the WAL. */
+/**
+ * To the erasure thread: find an e-mail's candidates, check which named leads are live, carry
+ * out an order, or checkpoint the WAL.
+ */
 export type ToErasureThread =
   | { id: number; candidates: { teamId: number | null; foldedEmail: string } }
+  | { id: number; existing: { teamId: number; uuids: string[] } }
   | { id: number; erase: ErasureOrder }
   | { id: number; reclaim: true };
-type Result = ErasureCandidate[] | ErasureReceipt | null;
-/** From it: the candidates, the receipt or nothing (a reclaim); or the error's message and SQLite code. */
+type Result = ErasureCandidate[] | string[] | ErasureReceipt | null;
+/**
+ * From it: the candidates, the live ids, the receipt or nothing (a reclaim); or the error's
+ * message and SQLite code.
+ */
 export type FromErasureThread =
   | { id: number; result: Result }
   | { id: number; error: string; code: string | null };
@@ -16,7 +23,8 @@ export type FromErasureThread =
  * The thread a SQLite store's erasures run on (docs/privacy.md "Erasure"), with a connection of
  * its own to the file: an erasure is one synchronous transaction (better-sqlite3), and 10,000
  * leads take seconds — on the serving thread no request would be answered meanwhile; finding an
- * e-mail's candidates in the search index takes tens of milliseconds among 1M leads. Here the
+ * e-mail's candidates in the search index takes tens of milliseconds among 1M leads, checking
+ * the 1,000 ids a request may name a thousand index lookups. Here the
  * serving thread keeps reading (WAL: its readers see the store as it was until the commit); a
  * write of its own waits for the erasure's commit, as it would for any other writer
  * (busy_timeout, holding the thread) — but for the usage ledger's, which waits in `idle`.
@@ -44,6 +52,10 @@ export class ErasureThread {
 
   candidates(teamId: number | null, foldedEmail: string): Promise<ErasureCandidate[]> {
     return this.send((id) => ({ id, candidates: { teamId, foldedEmail } })) as Promise<ErasureCandidate[]>;
+  }
+
+  existing(teamId: number, uuids: string[]): Promise<string[]> {
+    return this.send((id) => ({ id, existing: { teamId, uuids } })) as Promise<string[]>;
   }
 
   erase(order: ErasureOrder): Promise<ErasureReceipt> {

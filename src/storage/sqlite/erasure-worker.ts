@@ -35,9 +35,11 @@ if (parentPort !== null) {
       const result =
         'candidates' in m
           ? store.candidatesHere(m.candidates.teamId, m.candidates.foldedEmail)
-          : 'erase' in m
-            ? store.eraseHere(m.erase)
-            : store.reclaimHere();
+          : 'existing' in m
+            ? store.existingHere(m.existing.teamId, m.existing.uuids)
+            : 'erase' in m
+              ? store.eraseHere(m.erase)
+              : store.reclaimHere();
       answer = { id: m.id, result };
     } catch (err) {
       const code = (err as { code?: unknown }).code;

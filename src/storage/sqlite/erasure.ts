@@ -122,6 +122,11 @@ export class SqliteErasureStore implements ErasureStore {
   }
 
   async existing(teamId: number, uuids: string[]): Promise<string[]> {
+    return this.thread === null ? this.existingHere(teamId, uuids) : this.thread.existing(teamId, uuids);
+  }
+
+  /** The named leads that are live, read on this connection and thread. */
+  existingHere(teamId: number, uuids: string[]): string[] {
     return uuids.filter((u) => this.s.live.get(teamId, u.toLowerCase()) !== undefined);
   }
 
