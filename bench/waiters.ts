@@ -70,7 +70,9 @@ const rss = (pid: number) =>
 
 /** The server's own metrics (SERVER_ENV turns them on): what a window did inside the server. */
 async function scrape(base: string): Promise<string> {
-  const res = await fetch(`${base}/metrics`, { headers: { authorization: `Bearer ${SERVER_ENV.LEADLINE_METRICS_TOKEN}` } });
+  const res = await fetch(`${base}/metrics`, {
+    headers: { authorization: `Bearer ${SERVER_ENV.LEADLINE_METRICS_TOKEN}` },
+  });
   return res.text();
 }
 
@@ -80,7 +82,8 @@ function byLabel(text: string, metric: string, label: string, where = ''): Map<s
   for (const line of text.split('\n')) {
     if (!line.startsWith(`${metric}{`) || !line.includes(where)) continue;
     const value = new RegExp(`${label}="([^"]*)"`).exec(line)?.[1];
-    if (value !== undefined) out.set(value, (out.get(value) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
+    if (value !== undefined)
+      out.set(value, (out.get(value) ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1)));
   }
   return out;
 }
@@ -98,7 +101,7 @@ function inside(before: string, after: string): string {
   const count = buckets.find(([le]) => le === '+Inf')?.[1] ?? 0;
   const bound = (q: number) => {
     const hit = buckets.find(([, n]) => n >= q * count)?.[0];
-    return hit === undefined || hit === '+Inf' ? hit ?? '?' : `${Number(hit) * 1000}`;
+    return hit === undefined || hit === '+Inf' ? (hit ?? '?') : `${Number(hit) * 1000}`;
   };
   const q0 = byLabel(before, 'leadline_store_query_duration_seconds_sum', 'operation');
   const q1 = byLabel(after, 'leadline_store_query_duration_seconds_sum', 'operation');
