@@ -23,7 +23,7 @@
  *
  * The server is pinned to CPU 0 (bench/lib.ts startPinned); this process (probes, orchestration)
  * and its client worker threads (bench/waiters-clients.mjs, BENCH_CLIENT_WORKERS, 2 by default)
- * share CPU 1. Knobs: BENCH_PROBE_SECONDS (35), BENCH_FANOUT (5), BENCH_RESTART_LEADS (5), BENCH_CATCH_UP_SECONDS (120),
+ * share CPU 1, the client threads at nice 19 so the probes go first. Knobs: BENCH_PROBE_SECONDS (35), BENCH_FANOUT (5), BENCH_RESTART_LEADS (5), BENCH_CATCH_UP_SECONDS (120),
  * BENCH_BUILD=0 (run dist/ as it is), BENCH_SMOKE=1 (200 clients, short windows), BENCH_PROFILE=1 (CPU
  * profiles of the server, bench/harness/config.ts; with BENCH_KILL_SIGNAL=SIGTERM so the first is written).
  */

@@ -103,4 +103,23 @@ describe('PostgreSQL key memory', {
     assert.equal((await find(keys, k.key))?.revokedAt, null, 'forget() drops it at once');
     await keys.close();
   });
+
+  it('look-ups that find the memory expired together share one query, but none begun before a change answers after it', async () => {
+    let clock = 2_000_000;
+    const keys = new PostgresKeyStore(sql, () => clock);
+    const k = await createKey(store, { member: 1 });
+    await keys.listen();
+    const display = displayPrefix(k.key);
+    const together = await Promise.all(Array.from({ length: 50 }, () => keys.findByDisplay(display)));
+    // One query's answer, handed to all fifty (each its own query would be its own array).
+    assert.ok(together.every((answer) => answer === together[0]));
+    clock += KEY_MEMORY_MS;
+    const under = keys.findByDisplay(display); // a look-up under way...
+    await sql`UPDATE api_keys SET revoked_at = 789 WHERE id = ${k.id}`;
+    keys.forget(); // ...when a change is announced
+    const after = await keys.findByDisplay(display);
+    assert.equal(Number(after[0]?.revokedAt), 789, 'asked after the change: a query of its own');
+    assert.notEqual(await under, after);
+    await keys.close();
+  });
 });

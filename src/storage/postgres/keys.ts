@@ -24,6 +24,13 @@ export class PostgresKeyStore implements KeyStore {
   private memory = new Map<string, { keys: StoredKey[]; at: number }>();
   /** Moves on every invalidation: a lookup that raced one does not store its answer. */
   private generation = 0;
+  /**
+   * Lookups under way, by display: the requests that find the memory expired at the same moment
+   * (a thousand waiting clients re-asking at once) share one query instead of queueing a
+   * thousand for the pool. Dropped with the memory: nothing begun before an invalidation
+   * answers a request that came after it.
+   */
+  private asking = new Map<string, Promise<StoredKey[]>>();
   private listening: Promise<{ unlisten(): Promise<void> } | null> | null = null;
 
   constructor(
@@ -36,6 +43,7 @@ export class PostgresKeyStore implements KeyStore {
   /** Drops every remembered key. */
   forget(): void {
     this.memory = new Map();
+    this.asking = new Map();
     this.generation++;
   }
 
@@ -103,6 +111,17 @@ export class PostgresKeyStore implements KeyStore {
     const now = this.now();
     const remembered = this.memory.get(display);
     if (remembered !== undefined && now - remembered.at < KEY_MEMORY_MS) return remembered.keys;
+    const under = this.asking.get(display);
+    if (under !== undefined) return under;
+    const asking = this.asking;
+    const lookup = this.lookup(display, now).finally(() => {
+      if (asking.get(display) === lookup) asking.delete(display);
+    });
+    asking.set(display, lookup);
+    return lookup;
+  }
+
+  private async lookup(display: string, now: number): Promise<StoredKey[]> {
     if (this.listening === null) void this.listen();
     const generation = this.generation;
     const rows = await this.sql<
