@@ -35,7 +35,7 @@ const READS: Record<string, string[]> = {
     'maxIds',
   ],
   // Waiting on the feed writes nothing; `close` belongs to the store's own close.
-  FeedSignal: ['watch', 'waiting'],
+  FeedSignal: ['watch', 'shared', 'waiting'],
   FeedWatch: ['next', 'close'],
   ImportWriter: ['teams', 'members', 'collectors', 'staged'],
   KeyStore: ['list', 'findByDisplay'],
