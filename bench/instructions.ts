@@ -18,6 +18,11 @@
  * Needs member 1 in the store (a legacy-v1 key for it is created) and valgrind (Debian's
  * package). BENCH_TARGETS=leadline,ideal narrows; INSTRUCTIONS_WARMUP sets the warm-up (15000);
  * INSTRUCTIONS_START_MS how long a server may take to start under valgrind (300000).
+ * leadline's webhook delivery loop polls its outbox every 60 s here (LEADLINE_WEBHOOK_POLL_MS,
+ * 100 ms by default; INSTRUCTIONS_POLL_MS sets it): under valgrind a request takes ~50× its
+ * wall time, so a timer's work weighs ~50× more per request than at full speed, and with it how
+ * loaded the host was — an idle poll every 100 ms read 25–36k instructions a request
+ * (bench/RESULTS.md, "P1 in instructions, issue 43"), at full speed well under 1 %.
  * INSTRUCTIONS_OP=createLead counts a v2 create (POST /api/pub/v2/leads, a small card-scan
  * lead for member 1, every answer 201) instead: leadline only, the ideal targets have no
  * such route. Each create stores a lead: use a copy of the store.
@@ -54,7 +59,10 @@ await store.close();
 
 /** How each target is started on `port`: node's arguments and environment. */
 const TARGETS: Record<string, (port: number) => { args: string[]; env: Record<string, string> }> = {
-  leadline: (port) => ({ args: [BIN, flag, where, 'serve', '--port', String(port)], env: SERVER_ENV }),
+  leadline: (port) => ({
+    args: [BIN, flag, where, 'serve', '--port', String(port)],
+    env: { ...SERVER_ENV, LEADLINE_WEBHOOK_POLL_MS: process.env.INSTRUCTIONS_POLL_MS ?? '60000' },
+  }),
   ideal: (port) => ({
     args: ['--import', 'tsx', here('./reference-ideal.ts'), String(port), engine, where],
     env: {},

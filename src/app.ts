@@ -13,6 +13,7 @@ import { metricsRoute, recordHttpMetrics } from './http/metrics.js';
 import { describeRoutes } from './http/openapi.js';
 import { pageRoutes } from './http/pages.js';
 import { decorateProblems, errorHandler, STORE_RETRY_AFTER_SECONDS, sendProblem } from './http/problem.js';
+import { RequestHooks } from './http/request-hooks.js';
 import { requestLogger } from './http/request-logger.js';
 import { hasDotSegment } from './http/request-path.js';
 import { routeSchema, validateFromRouteSchemas } from './http/route-schema.js';
@@ -92,11 +93,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await describeRoutes(app);
   validateFromRouteSchemas(app);
   decorateProblems(app);
-  if (deps.metrics !== undefined) recordHttpMetrics(app, deps.metrics, config.v1.sunsetAt);
-  app.addHook('onRequest', async (request, reply) => {
+  // The request-wide rules, each added where it is made: synchronous hooks, as few as the order allows.
+  const hooks = new RequestHooks(app);
+  if (deps.metrics !== undefined) recordHttpMetrics(hooks, deps.metrics, config.v1.sunsetAt);
+  hooks.gate((request, reply) => {
     reply.header('x-request-id', request.id).header('x-content-type-options', 'nosniff');
     if (hasDotSegment(request.url)) throw new AppError('not-found', 'No resource at this path.');
   });
+  // Its own hook, ahead of every plugin's (CORS, the pages' headers), as the API's gates come after them.
+  hooks.install(app);
   app.setErrorHandler(errorHandler(config.publicUrl));
   app.setNotFoundHandler((request, reply) =>
     sendProblem(
@@ -128,7 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const now = deps.now ?? Date.now;
   if (deps.metrics !== undefined && config.metrics.token !== null)
     metricsRoute(app, deps.metrics, config.metrics.token);
-  countUsage(app, new UsageLedger(store.retirement), config.usageFlushMs, now);
+  countUsage(app, hooks, new UsageLedger(store.retirement), config.usageFlushMs, now);
   // Before v1's hooks: a listed origin's preflight is answered before v1's 405 for OPTIONS (R19).
   await allowCors(app, config.corsOrigins);
   await app.register(pageRoutes);
@@ -140,10 +145,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   if (deps.rateLimiter === undefined) app.addHook('onClose', () => rateLimiter.close());
   const api = { config, store, rateLimiter, now };
   // Registered on the root (not as an encapsulated plugin) so its hooks reach v1 404s too.
-  await v1Routes(app, { ...api, brownouts: new BrownoutCache(() => store.retirement.brownouts()) });
-  refuseKeysInPath(app);
-  // After v1's hook, so a throttled v1 answer still carries the deprecation signals (C6).
-  throttleAuthFailures(app, config.authFailureLimit, now);
+  await v1Routes(app, { ...api, hooks, brownouts: new BrownoutCache(() => store.retirement.brownouts()) });
+  refuseKeysInPath(hooks);
+  // After v1's gate, so a throttled v1 answer still carries the deprecation signals (C6).
+  throttleAuthFailures(app, hooks, config.authFailureLimit, now);
+  // v1's gate, the key-in-path refusal and the failure throttle: one hook, after the pages' headers.
+  hooks.install(app);
   await v2Routes(app, api);
   await webhookRoutes(app, api, deps.hostLookup ?? systemLookup);
   await adminRoutes(app, api);

@@ -4,6 +4,7 @@ import { AuthFailureThrottle } from '../keys/auth-throttle.js';
 import { AppError, type ErrorCode } from '../shared/errors.js';
 import { keyHashOf } from './auth.js';
 import { PROBLEMS, problemType } from './problem.js';
+import { type RequestHooks, routeOf } from './request-hooks.js';
 
 /**
  * Throttles client addresses that keep failing authentication (R7, R10): every 401 counts against
@@ -11,11 +12,17 @@ import { PROBLEMS, problemType } from './problem.js';
  * — except keys that have authenticated on this instance, and a trickle of others (see
  * AuthFailureThrottle). Which requests are API requests follows the matched route.
  */
-export function throttleAuthFailures(app: FastifyInstance, limit: number, now: () => number): void {
+export function throttleAuthFailures(
+  app: FastifyInstance,
+  hooks: RequestHooks,
+  limit: number,
+  now: () => number,
+): void {
   const throttle = new AuthFailureThrottle(limit, 60_000);
   app.decorateRequest('keyHash', undefined);
-  app.addHook('onRequest', async (request, reply) => {
-    if (request.routeOptions.url?.startsWith('/api/') !== true) return;
+  hooks.gate((request, reply) => {
+    // No failure counted anywhere yet (the usual case): no address is throttled.
+    if (throttle.idle || routeOf(request)?.startsWith('/api/') !== true) return;
     const wait = throttle.admit(request.ip, keyHashOf(request), now());
     if (wait === null) return;
     reply.header('retry-after', String(wait));
@@ -24,7 +31,7 @@ export function throttleAuthFailures(app: FastifyInstance, limit: number, now: (
       `Too many failed authentications from this address; retry in ${wait} s.`,
     );
   });
-  app.addHook('onResponse', async (request, reply) => {
+  hooks.observe((request, reply) => {
     if (reply.statusCode === 401) throttle.failed(request.ip, keyHashOf(request), now());
     else if (request.usage !== null && request.usage !== undefined) {
       // The key authenticated (the usage mark is set only then).

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Api, UsageLedger } from '../retirement/usage.js';
+import type { RequestHooks } from './request-hooks.js';
 
 /** What a request is counted as in the usage ledger, once its key is known. */
 export interface UsageMark {
@@ -24,12 +25,13 @@ export function markUsage(request: FastifyRequest, mark: UsageMark): void {
  */
 export function countUsage(
   app: FastifyInstance,
+  hooks: RequestHooks,
   ledger: UsageLedger,
   everyMs: number,
   now: () => number,
 ): void {
   app.decorateRequest('usage', null);
-  app.addHook('onResponse', async (request, reply) => {
+  hooks.observe((request, reply) => {
     const u = request.usage;
     // undefined on requests Fastify answers before decorating them (framework errors).
     if (u === null || u === undefined) return;

@@ -1,6 +1,6 @@
-import type { FastifyInstance } from 'fastify';
 import { KEY_PREFIX } from '../keys/token.js';
 import { AppError } from '../shared/errors.js';
+import type { RequestHooks } from './request-hooks.js';
 
 /** The answer to a key sent in a URL, path or query: it has been written to logs on the way (R18). */
 export const KEY_IN_URL =
@@ -11,7 +11,10 @@ const KEY_PARAMS = new Set(['key', 'apikey', 'api_key', 'api-key', 'token', 'acc
 
 export function keyInQuery(query: unknown): boolean {
   if (typeof query !== 'object' || query === null) return false;
-  for (const [name, value] of Object.entries(query)) {
+  // for…in, not Object.entries: a query without parameters (most calls) allocates nothing.
+  for (const name in query) {
+    if (!Object.hasOwn(query, name)) continue;
+    const value = (query as Record<string, unknown>)[name];
     if (KEY_PARAMS.has(name.toLowerCase()) || name.includes(KEY_PREFIX)) return true;
     const values = Array.isArray(value) ? value : [value];
     if (values.some((v) => typeof v === 'string' && v.includes(KEY_PREFIX))) return true;
@@ -40,8 +43,8 @@ export function keyInPath(url: string): boolean {
  * signals (docs/v1-reference.md, C6); after v1's sunset that hook answers 410 first, as it does for a key in
  * the query (C7: gone, whatever the key). Logs never hold the path (src/logger.ts logs the route).
  */
-export function refuseKeysInPath(app: FastifyInstance): void {
-  app.addHook('onRequest', async (request) => {
+export function refuseKeysInPath(hooks: RequestHooks): void {
+  hooks.gate((request) => {
     if (keyInPath(request.url)) throw new AppError('unauthorized', KEY_IN_URL);
   });
 }

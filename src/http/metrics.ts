@@ -8,6 +8,7 @@ import type { CounterChild, HistogramChild } from '../metrics/series.js';
 import { KEY_STATUSES, V1_OPERATION_NAMES, v1Report } from '../retirement/report.js';
 import { AppError, type ErrorCode } from '../shared/errors.js';
 import type { Store } from '../store.js';
+import { type RequestHooks, routeOf } from './request-hooks.js';
 import { routeSchema } from './route-schema.js';
 import { V1_PREFIX } from './v1/deprecation.js';
 
@@ -77,7 +78,7 @@ class RouteSeries {
  * key, an e-mail address, anything), method and status; v1 calls by operation and outcome;
  * 429s by reason; 401s. Synchronous, no allocation once a route's series exist.
  */
-export function recordHttpMetrics(app: FastifyInstance, metrics: Metrics, sunsetAt: number | null): void {
+export function recordHttpMetrics(hooks: RequestHooks, metrics: Metrics, sunsetAt: number | null): void {
   const sunset = sunsetLabel(sunsetAt);
   const routes = new Map<string | undefined, RouteSeries>();
   const seriesOf = (url: string | undefined): RouteSeries => {
@@ -94,8 +95,8 @@ export function recordHttpMetrics(app: FastifyInstance, metrics: Metrics, sunset
   const refusals = new Map(
     Object.entries(REFUSAL_REASONS).map(([code, reason]) => [code, metrics.rateLimitRefusals.child(reason)]),
   );
-  app.addHook('onResponse', (request, reply, done) => {
-    const series = seriesOf(request.routeOptions.url);
+  hooks.observe((request, reply) => {
+    const series = seriesOf(routeOf(request));
     const a = series.answer(request.method, reply.statusCode);
     a.count.value++;
     a.time.observe(reply.elapsedTime / 1000);
@@ -109,7 +110,6 @@ export function recordHttpMetrics(app: FastifyInstance, metrics: Metrics, sunset
       const refusal = refusals.get(problem);
       if (refusal !== undefined) refusal.value++;
     }
-    done();
   });
 }
 

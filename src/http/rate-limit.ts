@@ -1,3 +1,4 @@
+import type { FastifyReply } from 'fastify';
 import type { RateLimitState } from '../rate-limit/fixed-window.js';
 
 /**
@@ -8,8 +9,25 @@ import type { RateLimitState } from '../rate-limit/fixed-window.js';
  * emits only the older X-RateLimit-* / draft-06 fields.
  */
 export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
-  return {
-    'ratelimit-policy': `"default";q=${state.limit};w=${state.windowSeconds}`,
-    ratelimit: `"default";r=${state.remaining};t=${state.resetSeconds}`,
-  };
+  return { 'ratelimit-policy': policyOf(state.limit, state.windowSeconds), ratelimit: remainingOf(state) };
+}
+
+/** `rateLimitHeaders` set on the reply, without the object in between. */
+export function setRateLimitHeaders(reply: FastifyReply, state: RateLimitState): void {
+  reply
+    .header('ratelimit-policy', policyOf(state.limit, state.windowSeconds))
+    .header('ratelimit', remainingOf(state));
+}
+
+function remainingOf(state: RateLimitState): string {
+  return `"default";r=${state.remaining};t=${state.resetSeconds}`;
+}
+
+/** The last policy text made: every call of an instance has the same quota and window. */
+let policy = { limit: Number.NaN, windowSeconds: Number.NaN, text: '' };
+
+function policyOf(limit: number, windowSeconds: number): string {
+  if (policy.limit !== limit || policy.windowSeconds !== windowSeconds)
+    policy = { limit, windowSeconds, text: `"default";q=${limit};w=${windowSeconds}` };
+  return policy.text;
 }

@@ -4,6 +4,8 @@
  * rather than guess what such a path names, the service answers it `404` everywhere.
  */
 export function hasDotSegment(url: string): boolean {
+  // Most request targets have neither character anywhere: nothing to split.
+  if (!url.includes('.') && !url.includes('%')) return false;
   const end = url.search(/[?#]/);
   const path = end === -1 ? url : url.slice(0, end);
   if (!path.includes('.') && !/%2e/i.test(path)) return false;

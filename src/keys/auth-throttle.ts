@@ -29,6 +29,11 @@ export class AuthFailureThrottle {
     readonly knownKeysMax = 10_000,
   ) {}
 
+  /** Whether no failure is counted: every address is admitted (`admit` answers null). */
+  get idle(): boolean {
+    return this.failures.size === 0;
+  }
+
   /**
    * Seconds until a request from `address` presenting `keyHash` (null: no well-formed key) may
    * try again, or null when it may go on to authentication now.

@@ -45,6 +45,13 @@ export function utcDay(ms: number): string {
 
 export class UsageLedger {
   private pending = new Map<string, UsageRow>();
+  /**
+   * The pending rows of one UTC day by api, key, operation and status: a busy key's count finds
+   * its row through four look-ups of values already made, rather than building and hashing the
+   * row's id on every call. Emptied when the day changes and when the rows go out (`flush`).
+   */
+  private index = new Map<Api, Map<number, Map<string, Map<number, UsageRow>>>>();
+  private indexDay = '';
 
   constructor(private readonly sink: UsageSink) {}
 
@@ -57,29 +64,57 @@ export class UsageLedger {
     userAgent: string | null,
   ): void {
     const day = utcDay(at);
+    if (day !== this.indexDay) {
+      this.index = new Map();
+      this.indexDay = day;
+    }
+    const byStatus = this.rowsOf(api, keyId, operation);
+    const agent =
+      userAgent === null || userAgent.length <= USER_AGENT_MAX
+        ? userAgent
+        : userAgent.slice(0, USER_AGENT_MAX);
+    const row = byStatus.get(status);
+    if (row === undefined) byStatus.set(status, this.add(keyId, api, operation, day, status, at, agent));
+    else add(row, at, agent);
+  }
+
+  /** The index's rows of a key's operation on the index's day, by status. */
+  private rowsOf(api: Api, keyId: number, operation: string): Map<number, UsageRow> {
+    let byKey = this.index.get(api);
+    if (byKey === undefined) {
+      byKey = new Map();
+      this.index.set(api, byKey);
+    }
+    let byOperation = byKey.get(keyId);
+    if (byOperation === undefined) {
+      byOperation = new Map();
+      byKey.set(keyId, byOperation);
+    }
+    let byStatus = byOperation.get(operation);
+    if (byStatus === undefined) {
+      byStatus = new Map();
+      byOperation.set(operation, byStatus);
+    }
+    return byStatus;
+  }
+
+  /** Counts a call under the row's id (a row the index does not hold yet): that row, made when new. */
+  private add(
+    keyId: number,
+    api: Api,
+    operation: string,
+    day: string,
+    status: number,
+    at: number,
+    agent: string | null,
+  ): UsageRow {
     const id = `${keyId}\u0000${api}\u0000${operation}\u0000${day}\u0000${status}`;
-    const agent = userAgent === null ? null : userAgent.slice(0, USER_AGENT_MAX);
-    const row = this.pending.get(id);
+    let row = this.pending.get(id);
     if (row === undefined) {
-      this.pending.set(id, {
-        keyId,
-        api,
-        operation,
-        day,
-        status,
-        count: 1,
-        firstSeen: at,
-        lastSeen: at,
-        userAgent: agent,
-      });
-      return;
-    }
-    row.count++;
-    if (at < row.firstSeen) row.firstSeen = at;
-    if (at >= row.lastSeen) {
-      row.lastSeen = at;
-      row.userAgent = agent;
-    }
+      row = { keyId, api, operation, day, status, count: 1, firstSeen: at, lastSeen: at, userAgent: agent };
+      this.pending.set(id, row);
+    } else add(row, at, agent);
+    return row;
   }
 
   /** Calls counted and not yet written. */
@@ -95,6 +130,7 @@ export class UsageLedger {
     if (this.pending.size === 0) return;
     const batch = this.pending;
     this.pending = new Map();
+    this.index = new Map();
     try {
       await this.sink.addUsage([...batch.values()]);
     } catch (err) {
@@ -112,5 +148,15 @@ export class UsageLedger {
       }
       throw err;
     }
+  }
+}
+
+/** One more call in `row`: first seen the earliest, last seen (and its agent) the latest. */
+function add(row: UsageRow, at: number, agent: string | null): void {
+  row.count++;
+  if (at < row.firstSeen) row.firstSeen = at;
+  if (at >= row.lastSeen) {
+    row.lastSeen = at;
+    row.userAgent = agent;
   }
 }

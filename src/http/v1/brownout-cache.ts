@@ -17,6 +17,11 @@ export class BrownoutCache {
     private readonly clock: () => number = () => performance.now(),
   ) {}
 
+  /** The windows when read within `maxAgeMs`, else null (then `current` reads them): no wait for a fresh list. */
+  fresh(): readonly Brownout[] | null {
+    return this.clock() - this.readAt < this.maxAgeMs ? this.cached : null;
+  }
+
   async current(): Promise<readonly Brownout[]> {
     if (this.clock() - this.readAt < this.maxAgeMs) return this.cached;
     this.reading ??= this.read().then(

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
+import { routeOf } from '../request-hooks.js';
 
 export const V1_PREFIX = '/api/pub/leads/';
 
@@ -10,7 +11,7 @@ export const V1_PREFIX = '/api/pub/leads/';
  * `getLastLead`, and must get its gates (sunset, brownouts, freeze, headers, ledger).
  */
 export function isV1Route(request: FastifyRequest): boolean {
-  return request.routeOptions.url?.startsWith(V1_PREFIX) === true;
+  return routeOf(request)?.startsWith(V1_PREFIX) === true;
 }
 
 /**

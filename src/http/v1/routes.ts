@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
+import type { Caller } from '../../directory/directory.js';
 import { lastLeadBody } from '../../leads/v1-wire.js';
 import type { RateLimiter } from '../../rate-limit/fixed-window.js';
 import {
@@ -22,7 +23,8 @@ import { authenticate } from '../auth.js';
 import { countedRange } from '../bulk-read.js';
 import { markUsage } from '../count-usage.js';
 import { etagOf, noneMatch } from '../etag.js';
-import { countAgainstQuota } from '../quota.js';
+import { consumeQuota, refuseOverQuota } from '../quota.js';
+import { type RequestHooks, routeOf } from '../request-hooks.js';
 import { routeSchema } from '../route-schema.js';
 import type { BrownoutCache } from './brownout-cache.js';
 import { deprecationHeaders, isV1Route, V1_PREFIX } from './deprecation.js';
@@ -48,6 +50,14 @@ export interface V1Deps {
   rateLimiter: RateLimiter;
   now: () => number;
   brownouts: BrownoutCache;
+  /** Where the app's request-wide gates are collected: v1's is one of them. */
+  hooks: RequestHooks;
+}
+
+/** What a v1 answer reads besides the request: the deps and the texts made once. */
+interface V1Context extends V1Deps {
+  /** The migration guide's address, named by every retirement refusal. */
+  guide: string;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -57,12 +67,13 @@ const OTHER_METHODS = ['DELETE', 'OPTIONS', 'PATCH', 'POST', 'PUT', 'TRACE', 'QU
 export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void> {
   const signals = deprecationHeaders(deps.config);
   const guide = `${deps.config.publicUrl}/docs/v1-reference`;
+  const v1: V1Context = { ...deps, guide: `${deps.config.publicUrl}/docs/v1-migration` };
   // Every response under the v1 prefix carries the deprecation signals, errors and 404s included.
-  app.addHook('onRequest', async (request, reply) => {
+  deps.hooks.gate((request, reply) => {
     if (!isV1Route(request)) return;
     reply.headers(signals);
     // After the sunset every v1 call is gone, whatever its path, method or key (C7).
-    if (isSunset(deps.config.v1, deps.now())) await refuseAfterSunset(request, deps);
+    if (isSunset(deps.config.v1, deps.now())) return refuseAfterSunset(request, v1);
   });
 
   for (const op of V1_OPERATIONS) {
@@ -71,7 +82,7 @@ export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void
       method: ['GET', 'HEAD'],
       url,
       schema: routeSchema(op.name),
-      handler: (request, reply) => handle(op, request, reply, deps),
+      handler: (request, reply) => handle(op, request, reply, v1),
     });
     // Refused in onRequest, before any body is read or parsed (C5: 405 with Allow).
     app.route({
@@ -94,8 +105,8 @@ export async function v1Routes(app: FastifyInstance, deps: V1Deps): Promise<void
 }
 
 /** Counts the call for its key when it has a valid one (the report shows who still tries), then 410. */
-async function refuseAfterSunset(request: FastifyRequest, deps: V1Deps): Promise<never> {
-  const name = request.routeOptions.url?.slice(V1_PREFIX.length);
+async function refuseAfterSunset(request: FastifyRequest, deps: V1Context): Promise<never> {
+  const name = routeOf(request)?.slice(V1_PREFIX.length);
   const operation = V1_OPERATIONS.some((op) => op.name === name) ? (name as string) : 'other';
   let successor: SuccessorRequest = SEARCH_SUCCESSOR;
   try {
@@ -106,39 +117,39 @@ async function refuseAfterSunset(request: FastifyRequest, deps: V1Deps): Promise
   } catch {
     // No valid key: still gone, just not counted for anyone.
   }
-  throw sunsetError(successor, `${deps.config.publicUrl}/docs/v1-migration`);
+  throw sunsetError(successor, deps.guide);
 }
 
 async function handle(
   op: V1Operation,
   request: FastifyRequest,
   reply: FastifyReply,
-  deps: V1Deps,
+  deps: V1Context,
 ): Promise<FastifyReply> {
   const now = deps.now();
   const caller = await authenticate(request, deps.store.keys, now);
   markUsage(request, { keyId: caller.keyId, api: 'v1', operation: op.name });
-  const quota = await countAgainstQuota(reply, deps.rateLimiter, caller);
+  const quota = await consumeQuota(reply, deps.rateLimiter, caller);
   // Retirement (C7) answers before the quota does: a brownout or a frozen-out key is never a 429.
-  const guide = `${deps.config.publicUrl}/docs/v1-migration`;
-  const successor = () => successorRequest(op.name, caller, request.query as Record<string, unknown>);
-  const brownouts = await deps.brownouts.current();
-  const brownout = activeBrownout(brownouts, caller.keyId, now);
-  const ahead = scheduledBrownout(brownouts, caller.keyId, now, deps.config.v1BrownoutNoticeMs);
-  if (ahead !== null) reply.header('warning', brownoutWarning(ahead));
-  if (brownout !== null) {
-    reply.header('retry-after', String(brownoutRetryAfter(brownout, now)));
-    throw brownoutError(brownout, successor(), guide);
+  const brownouts = deps.brownouts.fresh() ?? (await deps.brownouts.current());
+  if (brownouts.length > 0) {
+    const ahead = scheduledBrownout(brownouts, caller.keyId, now, deps.config.v1BrownoutNoticeMs);
+    if (ahead !== null) reply.header('warning', brownoutWarning(ahead));
+    const brownout = activeBrownout(brownouts, caller.keyId, now);
+    if (brownout !== null) {
+      reply.header('retry-after', String(brownoutRetryAfter(brownout, now)));
+      throw brownoutError(brownout, successorOf(op, request, caller), deps.guide);
+    }
   }
   if (isFrozenOut(deps.config.v1, caller)) {
-    throw frozenError(successor(), guide, caller.keyId, deps.config.v1.frozenAt);
+    throw frozenError(successorOf(op, request, caller), deps.guide, caller.keyId, deps.config.v1.frozenAt);
   }
-  quota();
+  refuseOverQuota(reply, quota);
   const result = await op.run({ caller, query: request.query as Record<string, unknown>, store: deps.store });
   reply.header('cache-control', 'private, no-cache').type(JSON_TYPE);
   if (result.kind === 'last') {
     const body = lastLeadBody(result.lead);
-    const etag = etagOf(body);
+    const etag = etagOf(body, result.lead?.id);
     reply.header('etag', etag);
     if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
     return reply.send(body);
@@ -152,4 +163,9 @@ async function handle(
     log: request.log,
   });
   return reply.send(await v1ArrayStream(batches));
+}
+
+/** The v2 request that replaces this call (the retirement refusals name it). */
+function successorOf(op: V1Operation, request: FastifyRequest, caller: Caller): SuccessorRequest {
+  return successorRequest(op.name, caller, request.query as Record<string, unknown>);
 }

@@ -10,7 +10,9 @@ export class SqliteKeyStore implements KeyStore {
   private readonly versionStmt: Database.Statement;
   private readonly changesStmt: Database.Statement;
   private cache = new Map<string, StoredKey[]>();
-  private cachedAt = '';
+  /** The file's `data_version` and this connection's `total_changes()` when `cache` was begun. */
+  private cachedVersion = Number.NaN;
+  private cachedChanges = Number.NaN;
   private readonly insertStmt: Database.Statement;
   private readonly byIdStmt: Database.Statement;
   private readonly listStmt: Database.Statement;
@@ -39,10 +41,6 @@ export class SqliteKeyStore implements KeyStore {
     // costs more a call (bench/key-stamp.ts; the pragma's file check is most of either).
     this.versionStmt = db.prepare('PRAGMA data_version').pluck();
     this.changesStmt = db.prepare('SELECT total_changes()').pluck();
-  }
-
-  private stamp(): string {
-    return `${this.versionStmt.get() as number}:${this.changesStmt.get() as number}`;
   }
 
   async create(key: NewApiKey): Promise<ApiKey> {
@@ -79,10 +77,12 @@ export class SqliteKeyStore implements KeyStore {
    * process is still seen by the very next request.
    */
   async findByDisplay(display: string): Promise<StoredKey[]> {
-    const stamp = this.stamp();
-    if (stamp !== this.cachedAt || this.cache.size >= CACHE_MAX) {
+    const version = this.versionStmt.get() as number;
+    const changes = this.changesStmt.get() as number;
+    if (version !== this.cachedVersion || changes !== this.cachedChanges || this.cache.size >= CACHE_MAX) {
       this.cache = new Map();
-      this.cachedAt = stamp;
+      this.cachedVersion = version;
+      this.cachedChanges = changes;
     }
     let keys = this.cache.get(display);
     if (keys === undefined) {
