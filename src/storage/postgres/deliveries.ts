@@ -50,6 +50,10 @@ import {
  * FOR UPDATE SKIP LOCKED, so instances work side by side and never take the same row; a claimed
  * delivery is leased by moving its next_attempt_at past the attempt.
  */
+
+/** A read of deliveries and their attempts sees one state of both (BEGIN … REPEATABLE READ). */
+const SNAPSHOT = 'isolation level repeatable read read only';
+
 export class PostgresDeliveryStore implements DeliveryStore {
   private readonly endpointColumns;
 
@@ -249,15 +253,15 @@ export class PostgresDeliveryStore implements DeliveryStore {
     limit: number,
   ): Promise<DeliveryRecord[] | null> {
     if ((await this.owns(owner, endpointId)) === null) return null;
-    const rows = await this.sql<
-      DeliveryRow[]
-    >`SELECT ${this.sql.unsafe(DELIVERY_COLUMNS)} FROM webhook_deliveries
-      WHERE endpoint_id = ${endpointId} ORDER BY id DESC LIMIT ${limit}`;
-    const attempts = await this.sql<
-      AttemptRow[]
-    >`SELECT ${this.sql.unsafe(ATTEMPT_COLUMNS)} FROM webhook_attempts
-      WHERE delivery_id = ANY(${this.sql.array(rows.map((r) => r.id))}::bigint[]) ORDER BY id`;
-    return toDeliveryRecords([...rows], [...attempts]);
+    // One snapshot for both reads: a batch recorded between them would show a delivery still
+    // pending beside the attempt that delivered it.
+    return (await this.sql.begin(SNAPSHOT, async (tx) => {
+      const rows = await tx<DeliveryRow[]>`SELECT ${tx.unsafe(DELIVERY_COLUMNS)} FROM webhook_deliveries
+        WHERE endpoint_id = ${endpointId} ORDER BY id DESC LIMIT ${limit}`;
+      const attempts = await tx<AttemptRow[]>`SELECT ${tx.unsafe(ATTEMPT_COLUMNS)} FROM webhook_attempts
+        WHERE delivery_id = ANY(${tx.array(rows.map((r) => r.id))}::bigint[]) ORDER BY id`;
+      return toDeliveryRecords([...rows], [...attempts]);
+    })) as DeliveryRecord[];
   }
 
   async deliveryPage(
@@ -266,18 +270,20 @@ export class PostgresDeliveryStore implements DeliveryStore {
     q: { state: DeliveryState | null; before: number | null; limit: number },
   ): Promise<DeliveryPage | null> {
     if ((await this.owns(owner, endpointId)) === null) return null;
-    // One more than asked: whether a next page exists.
-    const rows = await this.sql<DeliveryRow[]>`SELECT ${this.sql.unsafe(DELIVERY_COLUMNS)}
-      FROM webhook_deliveries WHERE endpoint_id = ${endpointId}
-        AND (${q.state}::text IS NULL OR state = ${q.state}::text)
-        AND (${q.before}::bigint IS NULL OR id < ${q.before}::bigint)
-      ORDER BY id DESC LIMIT ${q.limit + 1}`;
-    const shown = rows.slice(0, q.limit);
-    const attempts = await this.sql<AttemptRow[]>`SELECT ${this.sql.unsafe(ATTEMPT_COLUMNS)}
-      FROM webhook_attempts WHERE delivery_id = ANY(${this.sql.array(shown.map((r) => r.id))}::bigint[])
-      ORDER BY id`;
-    const next = rows.length > q.limit ? (shown.at(-1)?.id ?? null) : null;
-    return { deliveries: toDeliveryRecords(shown, [...attempts]), next };
+    // One snapshot for both reads (as `deliveries`); one more than asked: whether a next page exists.
+    return (await this.sql.begin(SNAPSHOT, async (tx) => {
+      const rows = await tx<DeliveryRow[]>`SELECT ${tx.unsafe(DELIVERY_COLUMNS)}
+        FROM webhook_deliveries WHERE endpoint_id = ${endpointId}
+          AND (${q.state}::text IS NULL OR state = ${q.state}::text)
+          AND (${q.before}::bigint IS NULL OR id < ${q.before}::bigint)
+        ORDER BY id DESC LIMIT ${q.limit + 1}`;
+      const shown = rows.slice(0, q.limit);
+      const attempts = await tx<AttemptRow[]>`SELECT ${tx.unsafe(ATTEMPT_COLUMNS)}
+        FROM webhook_attempts WHERE delivery_id = ANY(${tx.array(shown.map((r) => r.id))}::bigint[])
+        ORDER BY id`;
+      const next = rows.length > q.limit ? (shown.at(-1)?.id ?? null) : null;
+      return { deliveries: toDeliveryRecords(shown, [...attempts]), next };
+    })) as DeliveryPage;
   }
 
   async replay(owner: EndpointOwner, deliveryId: number, now: number): Promise<boolean> {

@@ -306,9 +306,13 @@ export class SqliteDeliveryStore implements DeliveryStore {
     limit: number,
   ): Promise<DeliveryRecord[] | null> {
     if (!this.owns(owner, endpointId)) return null;
-    const rows = this.s.list.all(endpointId, limit) as DeliveryRow[];
-    const attempts = rows.flatMap((r) => this.s.attemptsOf.all(r.id) as AttemptRow[]);
-    return toDeliveryRecords(rows, attempts);
+    // One read transaction: another process's record between the reads would show a delivery
+    // still pending beside the attempt that delivered it.
+    return this.db.transaction(() => {
+      const rows = this.s.list.all(endpointId, limit) as DeliveryRow[];
+      const attempts = rows.flatMap((r) => this.s.attemptsOf.all(r.id) as AttemptRow[]);
+      return toDeliveryRecords(rows, attempts);
+    })();
   }
 
   async deliveryPage(
@@ -317,19 +321,21 @@ export class SqliteDeliveryStore implements DeliveryStore {
     q: { state: DeliveryState | null; before: number | null; limit: number },
   ): Promise<DeliveryPage | null> {
     if (!this.owns(owner, endpointId)) return null;
-    // One more than asked: whether a next page exists.
-    const rows = this.s.page.all(
-      endpointId,
-      q.state,
-      q.state,
-      q.before,
-      q.before,
-      q.limit + 1,
-    ) as DeliveryRow[];
-    const shown = rows.slice(0, q.limit);
-    const attempts = shown.flatMap((r) => this.s.attemptsOf.all(r.id) as AttemptRow[]);
-    const next = rows.length > q.limit ? (shown.at(-1)?.id ?? null) : null;
-    return { deliveries: toDeliveryRecords(shown, attempts), next };
+    // One read transaction (as `deliveries`); one more than asked: whether a next page exists.
+    return this.db.transaction(() => {
+      const rows = this.s.page.all(
+        endpointId,
+        q.state,
+        q.state,
+        q.before,
+        q.before,
+        q.limit + 1,
+      ) as DeliveryRow[];
+      const shown = rows.slice(0, q.limit);
+      const attempts = shown.flatMap((r) => this.s.attemptsOf.all(r.id) as AttemptRow[]);
+      const next = rows.length > q.limit ? (shown.at(-1)?.id ?? null) : null;
+      return { deliveries: toDeliveryRecords(shown, attempts), next };
+    })();
   }
 
   async replay(owner: EndpointOwner, deliveryId: number, now: number): Promise<boolean> {
