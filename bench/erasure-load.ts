@@ -17,7 +17,7 @@
  * dist/ as it is), BENCH_SMOKE=1 (a small store, one round).
  */
 import { execSync } from 'node:child_process';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { join } from 'node:path';
 import postgres from 'postgres';
 import { createKey } from '../src/keys/create-key.js';
@@ -30,7 +30,7 @@ import { type Engine, log, SMOKE } from './harness/config.js';
 import { serve, stopServers } from './harness/servers.js';
 import { dir, prepare, removeStores, schemaName } from './harness/stores.js';
 import { median } from './lib.js';
-import { quantile, type Req } from './load.js';
+import { probeOk, quantile, type Req } from './load.js';
 
 const env = process.env;
 const LEADS = Number(env.BENCH_LEADS ?? (SMOKE ? 4_000 : 1_000_000));
@@ -58,21 +58,7 @@ interface Window {
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
 /** One getLastLead, timed from the moment it is sent to its last byte. */
-function probe(last: Req): Promise<number> {
-  const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    const r = request(last.url, { agent, headers: { authorization: last.auth ?? '' } }, (res) => {
-      res.resume();
-      res.on('end', () =>
-        res.statusCode === 200
-          ? resolve(performance.now() - t0)
-          : reject(new Error(`getLastLead: ${res.statusCode}`)),
-      );
-    });
-    r.on('error', reject);
-    r.end();
-  });
-}
+const getLastLead = (last: Req): Promise<number> => probeOk(last, agent);
 
 /**
  * Probes sent at a fixed rate (one every EVERY_MS, whether the ones before have answered or not:
@@ -86,7 +72,7 @@ async function probes(last: Req, until: Promise<unknown>): Promise<number[]> {
   );
   const sent: Promise<number>[] = [];
   for (let next = performance.now(); !done; ) {
-    sent.push(probe(last));
+    sent.push(getLastLead(last));
     next += EVERY_MS;
     await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
   }

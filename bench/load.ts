@@ -77,13 +77,16 @@ export async function drive(req: Req, seconds: number, connections: number, cpu 
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
-/** One request on a kept-alive connection; resolves with the status and milliseconds to the last byte. */
-export function probe(req: Req): Promise<{ status: number; ms: number }> {
+/**
+ * One request on a kept-alive connection (`via`: an agent of the caller's, for probes sent at a
+ * fixed rate over many sockets); resolves with the status and milliseconds to the last byte.
+ */
+export function probe(req: Req, via: Agent = agent): Promise<{ status: number; ms: number }> {
   const t0 = performance.now();
   return new Promise((resolve, reject) => {
     const r = request(
       req.url,
-      { agent, method: req.method ?? 'GET', headers: req.auth ? { authorization: req.auth } : {} },
+      { agent: via, method: req.method ?? 'GET', headers: req.auth ? { authorization: req.auth } : {} },
       (res) => {
         res.resume();
         res.on('end', () => resolve({ status: res.statusCode ?? 0, ms: performance.now() - t0 }));
@@ -92,6 +95,13 @@ export function probe(req: Req): Promise<{ status: number; ms: number }> {
     r.on('error', reject);
     r.end(req.body);
   });
+}
+
+/** A probe that must answer 200: its milliseconds, or a rejection naming the status. */
+export async function probeOk(req: Req, via: Agent = agent): Promise<number> {
+  const { status, ms } = await probe(req, via);
+  if (status !== 200) throw new Error(`${req.url}: ${status}`);
+  return ms;
 }
 
 /** Reads a whole answer, discarding it; milliseconds to the last byte and the byte count. */

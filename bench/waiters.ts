@@ -30,7 +30,7 @@
 import { execSync } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -38,7 +38,7 @@ import { type Engine, log, PROFILE, PROFILE_DIR, SMOKE } from './harness/config.
 import { writeSeed } from './harness/seed-file.js';
 import { dir, prepare, removeStores } from './harness/stores.js';
 import { BIN, freePort, machine, SERVER_ENV, startPinned, type Target } from './lib.js';
-import { quantile } from './load.js';
+import { probeOk, quantile } from './load.js';
 
 const env = process.env;
 const engine = (process.argv[2] ?? 'sqlite') as Engine;
@@ -117,21 +117,7 @@ function inside(before: string, after: string): string {
 }
 
 /** One getLastLead, timed from the moment it is sent to its last byte. */
-function probe(url: string, auth: string): Promise<number> {
-  const t0 = performance.now();
-  return new Promise((resolve, reject) => {
-    const r = request(url, { agent: probeAgent, headers: { authorization: auth } }, (res) => {
-      res.resume();
-      res.on('end', () =>
-        res.statusCode === 200
-          ? resolve(performance.now() - t0)
-          : reject(new Error(`getLastLead: ${res.statusCode}`)),
-      );
-    });
-    r.on('error', reject);
-    r.end();
-  });
-}
+const getLastLead = (url: string, auth: string): Promise<number> => probeOk({ url, auth }, probeAgent);
 
 /** Probes at a fixed rate (sent whether the ones before answered or not) for `ms`. */
 async function probes(url: string, auth: string, ms: number): Promise<number[]> {
@@ -140,7 +126,7 @@ async function probes(url: string, auth: string, ms: number): Promise<number[]> 
   for (let next = performance.now(); next < end; ) {
     // A refused probe (a 408 when the server held it past the request deadline) counts as never
     // answered, and the run goes on (an unhandled rejection would end it with the server left running).
-    sent.push(probe(url, auth).catch(() => Number.POSITIVE_INFINITY));
+    sent.push(getLastLead(url, auth).catch(() => Number.POSITIVE_INFINITY));
     next += EVERY_MS;
     await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
   }
