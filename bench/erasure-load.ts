@@ -53,7 +53,12 @@ interface Window {
   /** Each erasure's answer time, ms. */
   answers: number[];
   ms: number;
+  /** When the window began and ended (UTC, to the ms): to read beside bench/loop-delay.mjs's lines. */
+  from: string;
+  to: string;
 }
+
+const clock = (): string => new Date().toISOString().slice(11, 23);
 
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
 
@@ -82,6 +87,7 @@ async function probes(last: Req, until: Promise<unknown>): Promise<number[]> {
 /** The probes' figures while `work` runs; the window ends when `work` resolves. */
 async function during(last: Req, work: () => Promise<number[]>): Promise<Window> {
   const t0 = performance.now();
+  const from = clock();
   const w = work();
   const times = await probes(last, w);
   const answers = await w;
@@ -91,6 +97,8 @@ async function during(last: Req, work: () => Promise<number[]>): Promise<Window>
     probes: times.length,
     answers,
     ms: performance.now() - t0,
+    from,
+    to: clock(),
   };
 }
 

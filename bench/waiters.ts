@@ -33,6 +33,7 @@ import { readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Worker } from 'node:worker_threads';
 import { type Engine, log, PROFILE, PROFILE_DIR, SMOKE } from './harness/config.js';
 import { writeSeed } from './harness/seed-file.js';
@@ -119,8 +120,35 @@ function inside(before: string, after: string): string {
 /** One getLastLead, timed from the moment it is sent to its last byte. */
 const getLastLead = (url: string, auth: string): Promise<number> => probeOk({ url, auth }, probeAgent);
 
+/**
+ * This process's own event-loop delay over each probe window (p99 and max, ms): a probe is sent
+ * and read on this thread, so a delay here is the client's, not the server's.
+ */
+const clientDelays: string[] = [];
+
 /** Probes at a fixed rate (sent whether the ones before answered or not) for `ms`. */
 async function probes(url: string, auth: string, ms: number): Promise<number[]> {
+  const delay = monitorEventLoopDelay({ resolution: 1 });
+  delay.enable();
+  const times = await probesAtRate(url, auth, ms);
+  delay.disable();
+  // When the slowest 1 % were sent (second of the window: how many), to tell a periodic cause
+  // (heartbeats, long-polls expiring together) from a scattered one.
+  const cut = quantile(times, 0.99);
+  const bySecond = new Map<number, number>();
+  times.forEach((x, i) => {
+    if (x < cut) return;
+    const s = Math.floor((i * EVERY_MS) / 1000);
+    bySecond.set(s, (bySecond.get(s) ?? 0) + 1);
+  });
+  const when = [...bySecond].map(([s, n]) => `${s}s:${n}`).join(' ');
+  clientDelays.push(
+    `p99 ${f(delay.percentile(99) / 1e6)} max ${f(delay.max / 1e6)} ms (slowest 1 % sent at ${when})`,
+  );
+  return times;
+}
+
+async function probesAtRate(url: string, auth: string, ms: number): Promise<number[]> {
   const sent: Promise<number>[] = [];
   const end = performance.now() + ms;
   for (let next = performance.now(); next < end; ) {
@@ -217,6 +245,9 @@ async function fannedOut(
 const f = (x: number) => x.toFixed(1);
 const pcts = (xs: number[]) => `${f(quantile(xs, 0.5))} / ${f(quantile(xs, 0.99))} / ${f(Math.max(...xs))}`;
 
+/** BENCH_SERVER_FLAGS: Node and V8 options for the server's process (space-separated), e.g. heap sizes. */
+const SERVER_FLAGS = (env.BENCH_SERVER_FLAGS ?? '').split(' ').filter((x) => x !== '');
+
 /** BENCH_PROFILE=1: each server start writes a CPU profile to BENCH_PROFILE_DIR at its exit (SIGTERM, not SIGKILL). */
 let starts = 0;
 const profileFlags = (): string[] =>
@@ -239,7 +270,7 @@ async function main(): Promise<void> {
     startPinned(
       `leadline ${engine}`,
       0,
-      [...profileFlags(), BIN, ...storeArgs, 'serve', '--port', String(port)],
+      [...profileFlags(), ...SERVER_FLAGS, BIN, ...storeArgs, 'serve', '--port', String(port)],
       SERVER_ENV,
       `http://127.0.0.1:${port}/healthz`,
     );
@@ -264,6 +295,7 @@ async function main(): Promise<void> {
     let dropped = listenOverflows();
     let scraped = await scrape(base);
     const alone = await probes(last, auth, PROBE_MS);
+    const clientDelayAlone = clientDelays.at(-1);
     const droppedAlone = listenOverflows() - dropped;
     const insideAlone = inside(scraped, await scrape(base));
     const rssBefore = rss(pid);
@@ -284,6 +316,7 @@ async function main(): Promise<void> {
     dropped = listenOverflows();
     scraped = await scrape(base);
     const withWaiters = await probes(last, auth, PROBE_MS);
+    const clientDelayWith = clientDelays.at(-1);
     const droppedWith = listenOverflows() - dropped;
     const insideWith = inside(scraped, await scrape(base));
     const rssAfterProbes = rss(pid);
@@ -350,6 +383,9 @@ async function main(): Promise<void> {
     );
     console.log(`inside the server, without: ${insideAlone}`);
     console.log(`inside the server, with W: ${insideWith}`);
+    console.log(
+      `this process (the probes' client), event-loop delay without: ${clientDelayAlone}; with W: ${clientDelayWith}`,
+    );
     console.log(`\nfan-out of ${FANOUT} leads to ${W} clients, ms from the POST sent (p50 / p99 / max):`);
     console.log(
       `| all | ${pcts(all)} |\n| SSE | ${pcts(receipts.sse)} |\n| long-poll | ${pcts(receipts.poll)} |`,
