@@ -103,3 +103,25 @@ export async function jsonServer(from: Served): Promise<Target> {
 export async function stopServers(): Promise<void> {
   for (const t of started.reverse()) await stop(t).catch(() => {});
 }
+
+/**
+ * Resolves once `s` has dispatched the outbox's backlog — an import logs one event per lead,
+ * and a server started on a fresh store dispatches them first (a million: ~9 s on SQLite) — so
+ * that a measurement begins on a server at rest (read from its /metrics).
+ */
+export async function outboxDrained(s: Served, timeoutMs = 600_000): Promise<void> {
+  const t0 = Date.now();
+  for (;;) {
+    const res = await fetch(`${s.server.url}/metrics`, {
+      headers: { authorization: `Bearer ${SERVER_ENV.LEADLINE_METRICS_TOKEN}` },
+    });
+    const line = (await res.text())
+      .split('\n')
+      .find((l) => l.startsWith('leadline_webhook_outbox_depth{') && l.includes('stage="undispatched"'));
+    if (line === undefined) throw new Error(`${s.server.name}: no outbox depth in /metrics`);
+    if (Number(line.split(' ').at(-1)) === 0) return;
+    if (Date.now() - t0 > timeoutMs)
+      throw new Error(`${s.server.name}: outbox not drained in ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}

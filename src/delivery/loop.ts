@@ -18,7 +18,7 @@ import type { DisabledEndpoint } from '../webhooks/webhook.js';
 import { Sender } from './send.js';
 
 /** Outbox events turned into deliveries per dispatch. */
-const DISPATCH_BATCH = 500;
+export const DISPATCH_BATCH = 500;
 /** How often undeliverable deliveries past the retention are dropped. */
 const EXPIRE_EVERY_MS = 60_000;
 /** After the store failed, the loop waits this long before trying again. */
@@ -222,12 +222,15 @@ export class DeliveryLoop {
   }
 
   /**
-   * Starts a dispatch unless one runs: at once while the outbox has more, else every `pollMs`
+   * Starts a dispatch unless one runs: after the event loop's turn while the outbox has more, else every `pollMs`
    * (timed on the monotonic clock: `now` is the deliveries' clock, which tests move).
    */
-  private dispatchIfDue(now: number): void {
+  private dispatchIfDue(now: number, next = false): void {
     const t = performance.now();
     if (this.dispatching !== null || !this.running || t < this.dispatchBackoffUntil) return;
+    // While the outbox has more, the batch after a full one is started a turn later (`next`),
+    // and by nothing else: two batches in one turn would hold requests for both.
+    if (this.dispatchFull !== next) return;
     if (!this.dispatchFull && t - this.lastDispatch < this.config.pollMs) return;
     this.lastDispatch = t;
     this.dispatching = this.store.deliveries
@@ -245,7 +248,14 @@ export class DeliveryLoop {
       )
       .finally(() => {
         this.dispatching = null;
-        if (this.dispatchFull) this.dispatchIfDue(this.now());
+        // The next batch after the event loop's turn, not in this promise chain: on SQLite each
+        // batch is synchronous, and a backlog (an import of a million leads logs a million
+        // events) dispatched batch after batch in one chain held every request until it was done.
+        if (this.dispatchFull)
+          setImmediate(() => {
+            if (this.running) this.dispatchIfDue(this.now(), true);
+            else this.dispatchFull = false;
+          });
       });
   }
 
@@ -336,7 +346,10 @@ export class DeliveryLoop {
   private sleep(ms: number): Promise<void> {
     if (this.nudged && this.running) {
       this.nudged = false;
-      return Promise.resolve();
+      // The next round after the event loop's turn, never in this promise chain: a round's store
+      // steps are synchronous on SQLite, and rounds nudged back to back (a backlog dispatched a
+      // batch at a time) would hold every request until they stopped.
+      return new Promise((resolve) => setImmediate(resolve));
     }
     return new Promise((resolve) => {
       const timer = setTimeout(done, ms);

@@ -103,9 +103,11 @@ export const listText = (ids: number[] | null): string | null => (ids === null ?
  * team-level event: `body`, its rendered envelope, instead).
  */
 export const EVENT_COLUMNS = `e.seq AS event_seq, e.id AS event_id, e.type, e.team_id, e.created_at AS event_at, e.data, e.body, ${LEAD_COLUMNS}`;
-export const EVENT_FROM = `webhook_events e
-  LEFT JOIN leads l ON l.team_id = e.team_id AND l.seq = e.lead_seq
+/** What an event's row is read with: its lead and the lead's member. */
+export const EVENT_JOINS = `LEFT JOIN leads l ON l.team_id = e.team_id AND l.seq = e.lead_seq
   LEFT JOIN members m ON m.id = l.member_id`;
+export const EVENT_FROM = `webhook_events e
+  ${EVENT_JOINS}`;
 
 export type EventRow = [
   number | string,

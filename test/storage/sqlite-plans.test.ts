@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { LeadFilter, LeadScope } from '../../src/leads/leads.port.js';
+import { WAITING_EVENTS } from '../../src/storage/sqlite/deliveries.js';
 import { LEAD_QUERIES } from '../../src/storage/sqlite/leads.js';
 import { byUuidQuery, changesQuery, searchQuery } from '../../src/storage/sqlite/search.js';
 import { load, makeStore } from '../support/helpers.js';
@@ -178,6 +179,39 @@ test('opening a store forgets the STAT4 samples of an ANALYZE, which re-plan eve
     await made.store.migrate();
     assert.equal(samples(), 0);
     assert.ok((raw.prepare('SELECT count(*) AS n FROM sqlite_stat1').get() as { n: number }).n > 0);
+    raw.close();
+  } finally {
+    await made.cleanup();
+  }
+});
+
+test("the outbox's waiting events are read through their partial index, even with a backlog's statistics", async () => {
+  const made = await makeStore();
+  try {
+    const raw = new Database(made.path);
+    // What ANALYZE writes while a million events wait (an import's): the partial index of the
+    // waiting ones as large as the table. The planner then preferred scanning the table in seq
+    // order, which walks every event already dispatched before the first one waiting.
+    raw.exec('ANALYZE');
+    raw.exec("DELETE FROM sqlite_stat1 WHERE tbl = 'webhook_events'");
+    const stat = raw.prepare("INSERT INTO sqlite_stat1 (tbl, idx, stat) VALUES ('webhook_events', ?, ?)");
+    for (const [idx, s] of [
+      ['webhook_events_waiting', '1000000 1'],
+      ['webhook_events_team', '1000000 1000000 1'],
+      ['webhook_events_lead', '1000000 1000000 1'],
+      ['webhook_events_at', '1000000 1000000'],
+      ['sqlite_autoindex_webhook_events_1', '1000000 1'],
+    ])
+      stat.run(idx, s);
+    raw.exec('ANALYZE sqlite_schema'); // reloads the statistics
+    const steps = (raw.prepare(`EXPLAIN QUERY PLAN ${WAITING_EVENTS}`).all(500) as { detail: string }[]).map(
+      (r) => r.detail,
+    );
+    assert.ok(
+      steps.some((d) => /^SCAN e USING INDEX webhook_events_waiting/.test(d)),
+      steps.join(' | '),
+    );
+    assert.ok(!steps.some((d) => /TEMP B-TREE/.test(d)), steps.join(' | '));
     raw.close();
   } finally {
     await made.cleanup();

@@ -38,7 +38,7 @@ import {
   ENDPOINT_COLUMNS,
   type EndpointRow,
   EVENT_COLUMNS,
-  EVENT_FROM,
+  EVENT_JOINS,
   type EventRow,
   ownerTeam,
   toEndpoint,
@@ -58,6 +58,16 @@ const PRUNED = `WITH blocked AS MATERIALIZED (SELECT b.team_id, min(b.seq) AS se
     GROUP BY b.team_id),
   pruned AS MATERIALIZED (SELECT e.seq, e.team_id FROM webhook_events e
     WHERE e.created_at < @before AND e.seq < coalesce((SELECT k.seq FROM blocked k WHERE k.team_id = e.team_id), 9223372036854775807))`;
+
+/**
+ * The outbox's events not yet dispatched, oldest first, through the partial index of them —
+ * named, because statistics taken while a backlog waited (an ANALYZE after an import of a million
+ * leads: the index as large as the table) make the planner scan the table in seq order instead,
+ * and once the backlog is half dispatched every batch walks the dispatched half first: 60 ms
+ * a batch, on the serving thread, at 1M events (test/storage/sqlite-plans.test.ts).
+ */
+export const WAITING_EVENTS = `SELECT ${EVENT_COLUMNS} FROM webhook_events e INDEXED BY webhook_events_waiting
+  ${EVENT_JOINS} WHERE e.dispatched_at IS NULL ORDER BY e.seq LIMIT ?`;
 
 /** The owner may see the endpoint: (endpoint id, team, team); team NULL for the operator. */
 const OWNED_ENDPOINT = 'SELECT id FROM webhook_endpoints WHERE id = ? AND (? IS NULL OR team_id = ?)';
@@ -81,9 +91,7 @@ export class SqliteDeliveryStore implements DeliveryStore {
   ) {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
-      waiting: p(
-        `SELECT ${EVENT_COLUMNS} FROM ${EVENT_FROM} WHERE e.dispatched_at IS NULL ORDER BY e.seq LIMIT ?`,
-      ).raw(true),
+      waiting: p(WAITING_EVENTS).raw(true),
       endpointsOf: p(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE team_id = ? AND enabled = 1`),
       subteamsOf: p(
         'SELECT subteam_id FROM subteam_members WHERE team_id = ? AND member_id = ? AND is_member = 1',
