@@ -1,23 +1,24 @@
 /**
  * One outbox dispatch batch on SQLite with a backlog (src/storage/sqlite/deliveries.ts
- * `WAITING_EVENTS`): the read of the next DISPATCH_BATCH waiting events through their partial
+ * `WAITING_EVENTS`): the read of the next `batch` waiting events (100, the store's `dispatchBatch`) through their partial
  * index (now), beside the same read left to the planner (before: after an ANALYZE taken during
  * the backlog it scanned the table), alternated, then the store's whole dispatch step. Milliseconds
  * a batch, the median of 20 each. The store is changed: give it a copy of an imported one, whose
  * events wait (`leadline import` logs one per lead). `dispatched`: the share of the backlog to mark
  * dispatched first (0.9: nine tenths through it), as a server part way through draining it would be.
  *
- *   cp store.db /tmp/copy.db && node --import tsx bench/dispatch-batch.ts /tmp/copy.db 0.9
+ *   cp store.db /tmp/copy.db && node --import tsx bench/dispatch-batch.ts /tmp/copy.db 0.9 [batch]
  */
 import Database from 'better-sqlite3';
-import { DISPATCH_BATCH } from '../src/delivery/loop.js';
 import { WAITING_EVENTS } from '../src/storage/sqlite/deliveries.js';
 import { SqliteStore } from '../src/storage/sqlite/store.js';
 import { quantile } from './load.js';
 
-const [path, share = '0'] = process.argv.slice(2);
+const [path, share = '0', batch = '100'] = process.argv.slice(2);
+/** The SQLite delivery store's `dispatchBatch` by default. */
+const BATCH = Number(batch);
 if (path === undefined) {
-  console.error('usage: bench/dispatch-batch.ts <store.db copy> [dispatched share, 0–1]');
+  console.error('usage: bench/dispatch-batch.ts <store.db copy> [dispatched share, 0–1] [batch, 100]');
   process.exit(2);
 }
 const raw = new Database(path, { fileMustExist: true });
@@ -46,7 +47,7 @@ const reads: [string, Database.Statement][] = [
   ['read as the planner chooses (before)', raw.prepare(planned).raw(true)],
 ];
 for (const [name, statement] of reads) {
-  const plan = raw.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(DISPATCH_BATCH) as {
+  const plan = raw.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(BATCH) as {
     detail: string;
   }[];
   console.log(`${name}: ${plan.map((p) => p.detail).join(' | ')}`);
@@ -55,7 +56,7 @@ const ms = new Map<string, number[]>(reads.map(([name]) => [name, []]));
 for (let round = 0; round < 20; round++)
   for (const [name, statement] of reads) {
     const t0 = performance.now();
-    statement.all(DISPATCH_BATCH);
+    statement.all(BATCH);
     ms.get(name)!.push(performance.now() - t0);
   }
 raw.close();
@@ -64,7 +65,7 @@ const store = SqliteStore.open(path);
 const dispatch: number[] = [];
 for (let round = 0; round < 20; round++) {
   const t0 = performance.now();
-  if ((await store.deliveries.dispatch(DISPATCH_BATCH, Date.now())) === 0) break;
+  if ((await store.deliveries.dispatch(BATCH, Date.now())) === 0) break;
   dispatch.push(performance.now() - t0);
 }
 await store.close();

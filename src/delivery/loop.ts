@@ -17,8 +17,6 @@ import { SecretSeal } from '../webhooks/secret.js';
 import type { DisabledEndpoint } from '../webhooks/webhook.js';
 import { Sender } from './send.js';
 
-/** Outbox events turned into deliveries per dispatch. */
-export const DISPATCH_BATCH = 500;
 /** How often undeliverable deliveries past the retention are dropped. */
 const EXPIRE_EVERY_MS = 60_000;
 /** After the store failed, the loop waits this long before trying again. */
@@ -234,10 +232,10 @@ export class DeliveryLoop {
     if (!this.dispatchFull && t - this.lastDispatch < this.config.pollMs) return;
     this.lastDispatch = t;
     this.dispatching = this.store.deliveries
-      .dispatch(DISPATCH_BATCH, now)
+      .dispatch(this.store.deliveries.dispatchBatch, now)
       .then(
         (n) => {
-          this.dispatchFull = n === DISPATCH_BATCH;
+          this.dispatchFull = n === this.store.deliveries.dispatchBatch;
           if (n > 0) this.nudge();
         },
         (err) => {

@@ -18,6 +18,12 @@ import type { DisabledEndpoint, EndpointOwner } from './webhook.js';
 /** Deliveries of outbox events to endpoints, and their attempts (domain/webhook-delivery.ts). */
 export interface DeliveryStore {
   /**
+   * How many events the delivery loop asks `dispatch` for at a time: on SQLite a dispatch is
+   * synchronous on the serving thread, so its batch is small enough to hold requests for well
+   * under a millisecond; on PostgreSQL it is a round trip, and a larger batch makes fewer.
+   */
+  readonly dispatchBatch: number;
+  /**
    * Turns up to `limit` waiting outbox events into one delivery per endpoint that takes each,
    * its body rendered once; returns how many events it took. Instances never take the same event.
    */

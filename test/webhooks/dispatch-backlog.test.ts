@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pino from 'pino';
 import { loadWebhookConfig } from '../../src/config.js';
-import { DeliveryLoop, DISPATCH_BATCH } from '../../src/delivery/loop.js';
+import { DeliveryLoop } from '../../src/delivery/loop.js';
 import type { Store } from '../../src/store.js';
 import { type EngineStore, enginesUnderTest, makeEngineStore } from '../support/engines.js';
 import { eventually, load } from '../support/helpers.js';
@@ -21,14 +21,16 @@ for (const engine of enginesUnderTest()) {
   describe(`a dispatch backlog [${engine}]`, () => {
     let made: EngineStore;
     let store: Store;
+    let batch: number;
 
     before(async () => {
       made = await makeEngineStore(engine);
       store = made.store;
+      batch = store.deliveries.dispatchBatch;
       await load(store, [
         { type: 'team', id: TEAM, name: 'Backlog' },
         { type: 'member', id: MEMBER, teamId: TEAM, email: 'b@backlog.test', role: 'admin', pid: 'p' },
-        ...Array.from({ length: BATCHES * DISPATCH_BATCH }, (_, i) => ({
+        ...Array.from({ length: BATCHES * batch }, (_, i) => ({
           type: 'lead',
           userId: MEMBER,
           id: `backlog-${i}`,
@@ -74,7 +76,7 @@ for (const engine of enginesUnderTest()) {
         ticking = false;
         deliveries.dispatch = dispatch;
       }
-      const full = seen.filter((s) => s.n === DISPATCH_BATCH);
+      const full = seen.filter((s) => s.n === batch);
       assert.equal(full.length, BATCHES, 'every event dispatched, a full batch at a time');
       for (let i = 1; i < full.length; i++)
         assert.ok(

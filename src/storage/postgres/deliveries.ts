@@ -57,6 +57,8 @@ const SNAPSHOT = 'isolation level repeatable read read only';
 export class PostgresDeliveryStore implements DeliveryStore {
   private readonly endpointColumns;
 
+  /** One round trip a batch, off the serving thread: a larger batch makes fewer. */
+  readonly dispatchBatch = 500;
   constructor(private readonly sql: Sql) {
     this.endpointColumns = sql.unsafe(ENDPOINT_COLUMNS);
   }
