@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import Database from 'better-sqlite3';
 import type { LeadFilter, LeadScope } from '../../src/leads/leads.port.js';
-import { WAITING_EVENTS } from '../../src/storage/sqlite/deliveries.js';
+import { UNDISPATCHED, WAITING_EVENTS } from '../../src/storage/sqlite/deliveries.js';
 import { LEAD_QUERIES } from '../../src/storage/sqlite/leads.js';
 import { byUuidQuery, changesQuery, searchQuery } from '../../src/storage/sqlite/search.js';
 import { load, makeStore } from '../support/helpers.js';
@@ -185,7 +185,7 @@ test('opening a store forgets the STAT4 samples of an ANALYZE, which re-plan eve
   }
 });
 
-test("the outbox's waiting events are read through their partial index, even with a backlog's statistics", async () => {
+test("the outbox's waiting events are read and counted through their partial index, even with a backlog's statistics", async () => {
   const made = await makeStore();
   try {
     const raw = new Database(made.path);
@@ -212,6 +212,14 @@ test("the outbox's waiting events are read through their partial index, even wit
       steps.join(' | '),
     );
     assert.ok(!steps.some((d) => /TEMP B-TREE/.test(d)), steps.join(' | '));
+    // The outbox depth gauge's count, read at every /metrics scrape, the same way.
+    const count = (raw.prepare(`EXPLAIN QUERY PLAN ${UNDISPATCHED}`).all() as { detail: string }[]).map(
+      (r) => r.detail,
+    );
+    assert.ok(
+      count.some((d) => /^SCAN webhook_events USING (COVERING )?INDEX webhook_events_waiting/.test(d)),
+      count.join(' | '),
+    );
     raw.close();
   } finally {
     await made.cleanup();
