@@ -9,7 +9,8 @@
  *   taskset -c 1 node --import tsx bench/erasure-load.ts [sqlite|postgres]...   (both by default)
  *
  * The rounds begin once the server has dispatched the import's events (one per lead: a million
- * on a fresh store, outboxDrained) — before that, the probes met the drain, not the erasures.
+ * on a fresh store: harness/servers.ts `serve` waits for it) — before that, the probes met the
+ * drain, not the erasures.
  * A round: 2 s of unloaded probes, PERSONS persons erased by e-mail back to back (one person is a
  * few milliseconds: too short a window for a p99), 2 s of unloaded probes, IDS e-mail-free leads
  * erased by id, 1,000 a request back to back (the most a request may name over HTTP). A window ends when the last erasure has answered and its reclaim is done (SQLite:
@@ -29,7 +30,7 @@ import { PostgresStore } from '../src/storage/postgres/store.js';
 import { SqliteStore } from '../src/storage/sqlite/store.js';
 import { FREE_TEAM_ADMIN, personEmail, readIds, writeErasureSeed } from './erasure-load-data.js';
 import { type Engine, log, SMOKE } from './harness/config.js';
-import { outboxDrained, serve, stopServers } from './harness/servers.js';
+import { serve, stopServers } from './harness/servers.js';
 import { dir, prepare, removeStores, schemaName } from './harness/stores.js';
 import { median } from './lib.js';
 import { probeOk, quantile, type Req } from './load.js';
@@ -156,7 +157,6 @@ async function benchEngine(engine: Engine): Promise<void> {
   await setupStore.close();
   log(`${engine}: ${LEADS} leads ready in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   const s = await serve(p);
-  await outboxDrained(s);
   const erasures = `${s.server.url}/api/pub/v2/erasures`;
   for (const m of ids.merges)
     await post(`${s.server.url}/api/pub/v2/leads/${m.survivor}/merge`, p.key, { mergeLeadIds: [m.merged] });

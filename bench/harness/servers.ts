@@ -19,7 +19,11 @@ export interface Served extends Prepared {
   variant?: string;
 }
 
-/** leadline on `p`'s store; `variant` names extra settings (`env`) added to SERVER_ENV. */
+/**
+ * leadline on `p`'s store; `variant` names extra settings (`env`) added to SERVER_ENV. Resolves
+ * once the server has dispatched the store's backlog of events (`outboxDrained`): measurements
+ * begin on a server at rest, not one draining a fresh import's million events.
+ */
 export async function serve(
   p: Prepared,
   variant?: string,
@@ -39,7 +43,9 @@ export async function serve(
     `http://127.0.0.1:${port}/healthz`,
   );
   started.push(server);
-  return { ...p, server, ...(variant === undefined ? {} : { variant }) };
+  const served = { ...p, server, ...(variant === undefined ? {} : { variant }) };
+  await outboxDrained(served);
+  return served;
 }
 
 /** leadline on `p`'s store counting quotas in Redis; fails unless its /readyz says Redis is up. */
@@ -107,9 +113,9 @@ export async function stopServers(): Promise<void> {
 /**
  * Resolves once `s` has dispatched the outbox's backlog — an import logs one event per lead,
  * and a server started on a fresh store dispatches them first (a million: ~9 s on SQLite) — so
- * that a measurement begins on a server at rest (read from its /metrics).
+ * that a measurement begins on a server at rest (read from its /metrics). `serve` waits on it.
  */
-export async function outboxDrained(s: Served, timeoutMs = 600_000): Promise<void> {
+export async function outboxDrained(s: Served, timeoutMs = 1_800_000): Promise<void> {
   const t0 = Date.now();
   for (;;) {
     const res = await fetch(`${s.server.url}/metrics`, {
