@@ -34,12 +34,12 @@ export interface Target {
 }
 
 /**
- * Starts `node <args>` pinned to `cpu` (taskset), waits until GET `ready` answers. `onLine`, if
+ * Starts `node <args>` pinned to `cpu` (taskset: a CPU, or a list like `0,1`), waits until GET `ready` answers. `onLine`, if
  * given, receives each line the process writes to stdout (otherwise stdout is discarded).
  */
 export async function startPinned(
   name: string,
-  cpu: number,
+  cpu: number | string,
   args: string[],
   env: Record<string, string>,
   ready: string,

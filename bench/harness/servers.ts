@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BIN, freePort, SERVER_ENV, startPinned, stop, type Target } from '../lib.js';
 import type { Req } from '../load.js';
-import { PROFILE, PROFILE_DIR, REDIS_URL } from './config.js';
+import { PROFILE, PROFILE_DIR, REDIS_URL, SERVER_CPUS } from './config.js';
 import { dir, type Prepared } from './stores.js';
 
 const started: Target[] = [];
@@ -37,7 +37,7 @@ export async function serve(
   const store = p.engine === 'sqlite' ? ['--db', p.where] : ['--database-url', p.where];
   const server = await startPinned(
     `leadline ${tag}`,
-    0,
+    SERVER_CPUS,
     [...prof, BIN, ...store, 'serve', '--port', String(port)],
     { ...SERVER_ENV, ...env },
     `http://127.0.0.1:${port}/healthz`,
