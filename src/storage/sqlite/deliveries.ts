@@ -103,6 +103,11 @@ export class SqliteDeliveryStore implements DeliveryStore {
     const p = (sql: string) => db.prepare(sql);
     this.s = {
       waiting: p(WAITING_EVENTS).raw(true),
+      // The outbox depth gauge's two counts (`backlog`), read at every /metrics scrape.
+      undispatched: p(UNDISPATCHED),
+      pending: p(
+        "SELECT count(*) AS n, min(created_at) AS oldest FROM webhook_deliveries WHERE state = 'pending'",
+      ),
       endpointsOf: p(`SELECT ${ENDPOINT_COLUMNS} FROM webhook_endpoints WHERE team_id = ? AND enabled = 1`),
       subteamsOf: p(
         'SELECT subteam_id FROM subteam_members WHERE team_id = ? AND member_id = ? AND is_member = 1',
@@ -379,12 +384,8 @@ export class SqliteDeliveryStore implements DeliveryStore {
   }
 
   async backlog(): Promise<WebhookBacklog> {
-    const e = this.db.prepare(UNDISPATCHED).get() as { n: number; oldest: number | null };
-    const d = this.db
-      .prepare(
-        "SELECT count(*) AS n, min(created_at) AS oldest FROM webhook_deliveries WHERE state = 'pending'",
-      )
-      .get() as { n: number; oldest: number | null };
+    const e = this.s.undispatched.get() as { n: number; oldest: number | null };
+    const d = this.s.pending.get() as { n: number; oldest: number | null };
     const oldest = [e.oldest, d.oldest].filter((t): t is number => t !== null);
     return { undispatched: e.n, pending: d.n, oldestAt: oldest.length === 0 ? null : Math.min(...oldest) };
   }
