@@ -22,6 +22,9 @@ export function registerServeCommand(program: Command): void {
     .action(async (opts: { port?: string; host?: string; demo?: boolean }) => {
       const global = program.opts<GlobalOptions>();
       const json = global.json === true;
+      // Who started it, read before anything else: a SIGTERM that ends npm's shell while the
+      // server is still starting must not leave it watching the process that inherited it.
+      const startedBy = process.ppid;
       try {
         if (opts.port !== undefined && !/^\d+$/.test(opts.port))
           throw new Error(`--port ${opts.port} is not a port number`);
@@ -46,7 +49,7 @@ export function registerServeCommand(program: Command): void {
         const runtime = { node: process.versions.node, sqlite: config.databaseUrl === null };
         for (const line of startWarnings(config.webhooks, runtime)) logger.warn(line);
         const server = await startServer(config, store, logger);
-        if (process.env.npm_command !== undefined) endWithParent(process.ppid);
+        if (process.env.npm_command !== undefined) endWithParent(startedBy);
         // The operator sees where the retirement of v1 stands on every start (docs/v1-deprecation-policy.md).
         const phase = v1Phase(config.v1, Date.now());
         logger.info({ v1Phase: phase }, phaseLine(phase, config.v1));
@@ -62,7 +65,8 @@ export function registerServeCommand(program: Command): void {
 /**
  * Started by npm (`npx leadline serve`, an npm script), this process is npm's grandchild: npm
  * forwards a SIGTERM to the `sh -c` it started, which dies and leaves the service running on its
- * port (docs/cli.md). When the process that started it is gone, it shuts down as on SIGTERM.
+ * port (docs/cli.md). When the process that started it is gone — also if it went while the
+ * server was starting — it shuts down as on SIGTERM.
  * Only under npm: a service started by a shell with `&`, nohup or a supervisor outlives its parent.
  */
 function endWithParent(parent: number): void {
