@@ -1,7 +1,7 @@
 /**
  * Issue 40's erasure bars: erasing the persons and the 10,000 e-mail-free leads of
  * bench/erasure-load-data.ts's store (1M leads) over HTTP, `POST /api/pub/v2/erasures` against a
- * running `leadline serve` (pinned to CPU 0), while a client on CPU 1 sends v1 getLastLead at a
+ * running `leadline serve` (pinned to CPU 0; BENCH_SERVER_CPUS=0,1 frees it), while a client on CPU 1 sends v1 getLastLead at a
  * fixed rate (every 5 ms, kept-alive connections); its p99 during each erasure window ÷ its p99 over the
  * probes sent just before, on the same server and data. Then, in process on the same store, the
  * use case alone, its erasure and its reclaim timed apart. Prints JSON lines and a summary.

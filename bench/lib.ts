@@ -34,8 +34,9 @@ export interface Target {
 }
 
 /**
- * Starts `node <args>` pinned to `cpu` (taskset: a CPU, or a list like `0,1`), waits until GET `ready` answers. `onLine`, if
- * given, receives each line the process writes to stdout (otherwise stdout is discarded).
+ * Starts `node <args>` pinned to `cpu` (taskset: a CPU, or a list like `0,1`), waits until GET
+ * `ready` answers. `onLine`, if given, receives each line the process writes to stdout
+ * (otherwise stdout is discarded).
  */
 export async function startPinned(
   name: string,

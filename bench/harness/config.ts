@@ -53,12 +53,12 @@ export const SCENARIOS = new Set<Scenario>([
 ]);
 export const ALL = SCENARIOS.size === ALL_SCENARIOS.length;
 export const PROFILE = env.BENCH_PROFILE === '1';
+export const PROFILE_DIR = env.BENCH_PROFILE_DIR ?? join(tmpdir(), 'leadline-profiles');
 /**
  * The CPUs leadline's server may run on (taskset's list): CPU 0 unless BENCH_SERVER_CPUS says
  * otherwise — `0,1` leaves the server's threads to the scheduler, as a deployment would.
  */
 export const SERVER_CPUS = env.BENCH_SERVER_CPUS ?? '0';
-export const PROFILE_DIR = env.BENCH_PROFILE_DIR ?? join(tmpdir(), 'leadline-profiles');
 
 export const log = (s: string) =>
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${s}\n`);

@@ -1,6 +1,7 @@
 /**
- * The servers under load, all pinned to CPU 0: leadline on each prepared store, the reference
- * servers (bench/reference-*.ts, json-server), and the requests the scenarios send them.
+ * The servers under load, all pinned to CPU 0 (leadline's to BENCH_SERVER_CPUS when set): leadline
+ * on each prepared store, the reference servers (bench/reference-*.ts, json-server), and the
+ * requests the scenarios send them.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
