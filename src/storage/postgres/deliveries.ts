@@ -51,6 +51,12 @@ import {
  * delivery is leased by moving its next_attempt_at past the attempt.
  */
 
+/**
+ * How many of a team's due deliveries a claim reads, at least `n`: the next power of two, so that
+ * the claim's text (its LIMIT is written in) comes in a handful of prepared forms, not one per n.
+ */
+const scanLimit = (n: number): number => 2 ** Math.ceil(Math.log2(Math.max(1, Math.floor(n))));
+
 /** A read of deliveries and their attempts sees one state of both (BEGIN … REPEATABLE READ). */
 const SNAPSHOT = 'isolation level repeatable read read only';
 
@@ -68,9 +74,17 @@ export class PostgresDeliveryStore implements DeliveryStore {
       const events = (
         (await tx
           .unsafe(
-            `SELECT ${EVENT_COLUMNS} FROM ${EVENT_FROM} WHERE e.dispatched_at IS NULL ORDER BY e.seq LIMIT $1
-            FOR UPDATE OF e SKIP LOCKED`,
-            [limit],
+            // The batch's events first, then their leads and members. The events are looked for
+            // among the `limit` × 4 seqs from the oldest waiting one: whatever the statistics say
+            // (none, where autovacuum is off), a plan can then read that stretch of the waiting
+            // index and no more. Seqs the stretch holds that are not waiting (dispatched already,
+            // or rolled back) only make this batch smaller.
+            `WITH head AS (SELECT min(seq) AS seq FROM webhook_events WHERE dispatched_at IS NULL),
+              waiting AS MATERIALIZED (SELECT w.seq FROM webhook_events w, head
+                WHERE w.dispatched_at IS NULL AND w.seq >= head.seq AND w.seq < head.seq + $2
+                ORDER BY w.seq LIMIT $1 FOR UPDATE OF w SKIP LOCKED)
+              SELECT ${EVENT_COLUMNS} FROM ${EVENT_FROM} WHERE e.seq IN (SELECT seq FROM waiting) ORDER BY e.seq`,
+            [limit, 4 * limit],
           )
           .values()) as unknown as EventRow[]
       ).map(toWebhookEvent);
@@ -108,10 +122,17 @@ export class PostgresDeliveryStore implements DeliveryStore {
    * One statement: the teams with pending deliveries found by a skip scan of the team index (a
    * probe per team), each team's oldest due deliveries up to its allowance, the oldest of those
    * locked (SKIP LOCKED: rows another instance holds are left to it) and leased.
+   *
+   * Written so that its plan does not hang on the tables' statistics (a generic plan made while
+   * the outbox was small, or none at all where autovacuum is off): each team's read is one table,
+   * ordered as its index, under a LIMIT written into the text (a parameter's LIMIT is planned as
+   * 10 % of the rows, which made it a bitmap scan and a sort of the team's whole backlog); the
+   * allowance is applied after it; the lock finds its rows by primary key (`id = ANY`).
    */
   async claim(limit: number, now: number, share?: TeamShare): Promise<ClaimedDelivery[]> {
     const perTeam = share?.perTeam ?? limit;
     const held = [...(share?.held ?? new Map<number, number>())];
+    const scan = this.sql.unsafe(String(scanLimit(Math.min(limit, perTeam))));
     const rows = await this.sql<ClaimRow[]>`WITH RECURSIVE teams(team) AS (
         (SELECT team_id FROM webhook_deliveries WHERE state = 'pending' ORDER BY team_id LIMIT 1)
         UNION ALL
@@ -122,15 +143,20 @@ export class PostgresDeliveryStore implements DeliveryStore {
         LEFT JOIN unnest(${this.sql.array(held.map(([t]) => t))}::bigint[],
           ${this.sql.array(held.map(([, n]) => n))}::int[]) AS h(team, held) ON h.team = t.team
         WHERE t.team IS NOT NULL
-      ), candidates AS (
-        SELECT c.id, c.next_attempt_at FROM allowance a CROSS JOIN LATERAL (
-          SELECT d.id, d.next_attempt_at FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id
-          WHERE d.team_id = a.team AND d.state = 'pending' AND d.next_attempt_at <= ${now}
-            AND d.attempts < ${MAX_ATTEMPTS} AND e.enabled
-          ORDER BY d.next_attempt_at LIMIT greatest(a.n, 0)) c
-        ORDER BY c.next_attempt_at LIMIT ${limit}
+      ), candidates AS MATERIALIZED (
+        SELECT c.id FROM (
+          SELECT c.id, c.next_attempt_at, a.n,
+            row_number() OVER (PARTITION BY a.team ORDER BY c.next_attempt_at) AS rank
+          FROM allowance a CROSS JOIN LATERAL (
+            SELECT d.id, d.next_attempt_at FROM webhook_deliveries d
+            WHERE d.team_id = a.team AND d.state = 'pending' AND d.next_attempt_at <= ${now}
+              AND d.attempts < ${MAX_ATTEMPTS}
+              AND d.endpoint_id <> ALL (ARRAY(SELECT id FROM webhook_endpoints WHERE NOT enabled))
+            ORDER BY d.next_attempt_at LIMIT ${scan}) c
+          WHERE a.n > 0) c
+        WHERE c.rank <= c.n ORDER BY c.next_attempt_at LIMIT ${limit}
       ), due AS (
-        SELECT d.id FROM webhook_deliveries d WHERE d.id IN (SELECT id FROM candidates)
+        SELECT d.id FROM webhook_deliveries d WHERE d.id = ANY (ARRAY(SELECT id FROM candidates))
           AND d.state = 'pending' AND d.next_attempt_at <= ${now}
         FOR UPDATE OF d SKIP LOCKED)
       UPDATE webhook_deliveries d SET attempts = d.attempts + 1, next_attempt_at = ${now + CLAIM_LEASE_MS}

@@ -39,7 +39,7 @@ export const DEFAULT_POSTGRES_OPTIONS: PostgresOptions = {
 };
 
 /** Identifiers and counts are BIGINT; every value we store fits a JS number exactly. */
-const int8AsNumber = {
+export const int8AsNumber = {
   to: 20,
   from: [20],
   serialize: (x: number) => String(x),
@@ -67,6 +67,28 @@ function pool(url: string, options: PostgresOptions): Sql {
   });
 }
 
+/** Connections of the outbox's own pool, beside the `poolMax` of the serving one. */
+export const OUTBOX_POOL_MAX = 2;
+/** The outbox pool's server settings, beside the serving pool's (`outboxPool`). */
+export const OUTBOX_SERVER_PARAMS = { plan_cache_mode: 'force_custom_plan' };
+
+/**
+ * The webhook outbox's statements (deliveries.ts) on a pool of their own, planned at every run
+ * (`plan_cache_mode`): the outbox swings between empty and a backlog of 100,000s, and a prepared
+ * statement's generic plan is made once, after its fifth run, and kept until the table's
+ * statistics change. Made while the outbox was nearly empty, it scanned the whole table later
+ * (a sequential scan per batch of attempts, a sort of every waiting event per dispatch), and
+ * where autovacuum is off nothing ever replaces it (bench/RESULTS.md "Webhook delivery at the
+ * defaults"). Serving statements keep their generic plans: their tables do not swing so.
+ */
+function outboxPool(url: string, options: PostgresOptions): Sql {
+  return pool(url, {
+    ...options,
+    poolMax: OUTBOX_POOL_MAX,
+    serverParams: { ...options.serverParams, ...OUTBOX_SERVER_PARAMS },
+  });
+}
+
 export class PostgresStore implements Store {
   readonly engine = 'postgres' as const;
   readonly leads: PostgresLeadStore;
@@ -87,6 +109,7 @@ export class PostgresStore implements Store {
 
   private constructor(
     private readonly sql: Sql,
+    private readonly outbox: Sql,
     private readonly replica: { sql: Sql; router: ReplicaRouter } | null,
   ) {
     const reads = replica === null ? () => sql : () => replica.router.reads();
@@ -97,7 +120,7 @@ export class PostgresStore implements Store {
     // Brownouts and the ledger on the primary too: a brownout must never be read stale.
     this.retirement = new PostgresRetirementStore(sql);
     this.webhooks = new PostgresWebhookStore(sql);
-    this.deliveries = new PostgresDeliveryStore(sql);
+    this.deliveries = new PostgresDeliveryStore(outbox);
     this.console = new PostgresConsoleStore(sql);
     this.erasures = new PostgresErasureStore(sql);
     this.privacy = new PostgresPrivacyStore(sql);
@@ -116,11 +139,12 @@ export class PostgresStore implements Store {
     readUrl: string | null = null,
   ): PostgresStore {
     const sql = pool(url, options);
-    if (readUrl === null) return new PostgresStore(sql, null);
+    const outbox = outboxPool(url, options);
+    if (readUrl === null) return new PostgresStore(sql, outbox, null);
     const replicaSql = pool(readUrl, options);
     const router = new ReplicaRouter(sql, replicaSql);
     router.start();
-    return new PostgresStore(sql, { sql: replicaSql, router });
+    return new PostgresStore(sql, outbox, { sql: replicaSql, router });
   }
 
   /** Where reads go: `fresh` (the replica), `lagging` or `unreachable` (the primary); null without a replica. */
@@ -181,6 +205,7 @@ export class PostgresStore implements Store {
       await this.replica.router.stop();
       await this.replica.sql.end({ timeout: 5 });
     }
+    await this.outbox.end({ timeout: 5 });
     await this.sql.end({ timeout: 5 });
   }
 }
