@@ -147,11 +147,11 @@ describe('PostgreSQL outbox plans (issue 43 P7)', {
       assert.ok(found.length > 0, `no plan for a statement starting ${head}`);
       return Math.max(...found.map((p) => outboxRowsRead(p.plan)));
     };
-    const dispatchRead = step('WITH head AS');
+    const dispatchRead = step('WITH head AS') + step('SELECT x.*');
     const claimRead = step('WITH RECURSIVE teams');
     const recordRead = step('WITH attempts AS');
-    // A batch's worth: dispatch looks at 4 × 500 seqs from the oldest waiting event and reads
-    // their rows again; the claim walks one team's index for its share; the record finds each
+    // A batch's worth: dispatch looks at 4 × 500 seqs from the oldest waiting event, then reads
+    // the batch's rows with their leads; the claim walks one team's index for its share; the record finds each
     // attempt's delivery by key.
     assert.ok(dispatchRead <= 4 * 4 * deliveries.dispatchBatch, `dispatch read ${dispatchRead} rows`);
     assert.ok(claimRead <= 8 * 64, `claim read ${claimRead} rows`);
