@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { Store } from '../../src/store.js';
 import { enginesUnderTest } from '../support/engines.js';
+import { eventually } from '../support/helpers.js';
 import { oldPostgresStore, oldSqliteStore } from './old-store.js';
 
 /**
@@ -29,17 +30,22 @@ async function checkUpgraded(store: Store): Promise<void> {
     [...OLD_EVENTS, testId],
     'the old events kept, in order, before the new one',
   );
-  const log = await store.webhooks.log({
-    scope: { teamId: TEAM },
-    teamEvents: true,
-    types: null,
-    after: null,
-    limit: 10,
+  // The log shows settled transactions only: on PostgreSQL, a transaction of a test running
+  // beside this one (the database is shared) can hide the new event for a moment.
+  const log = await eventually(async () => {
+    const page = await store.webhooks.log({
+      scope: { teamId: TEAM },
+      teamEvents: true,
+      types: null,
+      after: null,
+      limit: 10,
+    });
+    assert.deepEqual(
+      page.events.map((e) => [e.type, JSON.parse(e.body!).data.endpointId]),
+      [['webhook.test', ENDPOINT]],
+    );
+    return page;
   });
-  assert.deepEqual(
-    log.events.map((e) => [e.type, JSON.parse(e.body!).data.endpointId]),
-    [['webhook.test', ENDPOINT]],
-  );
   // The old events were dispatched long ago: pruned; the test event's delivery waits: kept.
   await store.deliveries.expire(0, now, now + 1);
   assert.deepEqual(
