@@ -8,65 +8,27 @@
  *
  *   taskset -c 1 node --import tsx bench/pg-dispatch.ts
  */
-import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
-import postgres from 'postgres';
-import { importRecords } from '../src/io/import/run-import.js';
-import { PostgresStore } from '../src/storage/postgres/store.js';
+import { addBenchEndpoint, benchLeads, loadRecords, openOutboxStore } from './harness/outbox-store.js';
 import { median } from './lib.js';
 
 const EVENTS = Number(process.env.BENCH_EVENTS ?? 100_000);
-const base = process.env.LEADLINE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 
 async function drain(withEndpoint: boolean): Promise<void> {
-  const schema = `bench_${randomBytes(5).toString('hex')}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE SCHEMA ${schema}`);
-  const store = PostgresStore.open(`${base}${base.includes('?') ? '&' : '?'}search_path=${schema}`);
+  const { store, done } = await openOutboxStore('postgres');
   try {
-    await store.migrate();
-    const records: object[] = [
-      { type: 'team', id: 1, name: 'Bench' },
-      { type: 'member', id: 11, teamId: 1, email: 'bench@bench.test', role: 'admin', pid: 'p' },
-    ];
-    const load = (rs: object[]) =>
-      importRecords(store, [
-        { name: 'bench.ndjson', open: () => Readable.from([rs.map((r) => JSON.stringify(r)).join('\n')]) },
-      ]);
-    await load(records);
-    if (withEndpoint)
-      await store.webhooks.addEndpoint({
-        teamId: 1,
-        url: 'https://hooks.example.test/bench',
-        description: null,
-        eventTypes: ['lead.created'],
-        members: null,
-        subteams: null,
-        secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-        createdAt: Date.now() - 1000,
-      });
+    if (withEndpoint) await addBenchEndpoint(store, 'https://hooks.example.test/bench');
     for (let i = 0; i < EVENTS; i += 10_000)
-      await load(
-        Array.from({ length: Math.min(10_000, EVENTS - i) }, (_, k) => ({
-          type: 'lead',
-          userId: 11,
-          id: `d-${i + k}`,
-          epoch: 1_750_000_000_000 + i + k,
-          isLead: true,
-          name: `Bench ${i + k}`,
-          email: `d${i + k}@bench.test`,
-        })),
-      );
+      await loadRecords(store, benchLeads('d', i, Math.min(10_000, EVENTS - i)));
     const batches: number[] = [];
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
     let n = 0;
     for (;;) {
       const b0 = performance.now();
-      const done = await store.deliveries.dispatch(store.deliveries.dispatchBatch, Date.now());
-      if (done === 0) break;
+      const dispatched = await store.deliveries.dispatch(store.deliveries.dispatchBatch, Date.now());
+      if (dispatched === 0) break;
       batches.push(performance.now() - b0);
-      n += done;
+      n += dispatched;
     }
     const wall = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
@@ -80,9 +42,7 @@ async function drain(withEndpoint: boolean): Promise<void> {
       }),
     );
   } finally {
-    await store.close();
-    await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`);
-    await admin.end();
+    await done();
   }
 }
 

@@ -9,66 +9,16 @@
  * The receiver is pinned to CPU 0, this process to CPU 1 (the taskset above).
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import pino from 'pino';
-import postgres from 'postgres';
 import { loadWebhookConfig } from '../src/config.js';
 import { DeliveryLoop } from '../src/delivery/loop.js';
-import { importRecords } from '../src/io/import/run-import.js';
-import { PostgresStore } from '../src/storage/postgres/store.js';
-import { SqliteStore } from '../src/storage/sqlite/store.js';
-import type { Store } from '../src/store.js';
+import { addBenchEndpoint, benchLeads, loadRecords, openOutboxStore } from './harness/outbox-store.js';
 
 const engine = (process.argv[2] ?? 'sqlite') as 'sqlite' | 'postgres';
 const BIG = Number(process.argv[3] ?? 100_000);
 const LATENCY_LEADS = 300;
-const SECRET = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 
-async function openBenchStore(): Promise<{ store: Store; done: () => Promise<void> }> {
-  if (engine === 'sqlite') {
-    const dir = mkdtempSync(join(tmpdir(), 'leadline-bench-webhooks-'));
-    const store = SqliteStore.open(join(dir, 'bench.db'));
-    await store.migrate();
-    const done = async () => {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    };
-    return { store, done };
-  }
-  const base = process.env.LEADLINE_TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
-  const schema = `bench_${randomBytes(5).toString('hex')}`;
-  const admin = postgres(base, { max: 1, onnotice: () => {} });
-  await admin.unsafe(`CREATE SCHEMA ${schema}`);
-  const store = PostgresStore.open(`${base}${base.includes('?') ? '&' : '?'}search_path=${schema}`);
-  await store.migrate();
-  return {
-    store,
-    done: async () => {
-      await store.close();
-      await admin.unsafe(`DROP SCHEMA ${schema} CASCADE`);
-      await admin.end();
-    },
-  };
-}
-
-const load = (store: Store, records: object[]) =>
-  importRecords(store, [
-    { name: 'bench.ndjson', open: () => Readable.from([records.map((r) => JSON.stringify(r)).join('\n')]) },
-  ]);
-const leads = (from: number, n: number) =>
-  Array.from({ length: n }, (_, i) => ({
-    type: 'lead',
-    userId: 11,
-    id: `b-${from + i}`,
-    epoch: 1_750_000_000_000 + from + i,
-    isLead: true,
-    name: `Bench ${from + i}`,
-    email: `b${from + i}@bench.test`,
-  }));
 const pct = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
 
@@ -99,30 +49,16 @@ async function main(): Promise<void> {
     return (user + system) / 1000;
   };
   const reset = () => fetch(`${url}/stats`, { method: 'DELETE' });
-  const { store, done } = await openBenchStore();
+  const { store, done } = await openOutboxStore(engine);
   // The default settings, unless the environment sets LEADLINE_WEBHOOK_* (as `leadline serve` reads them).
   const config = loadWebhookConfig({ ...process.env, LEADLINE_WEBHOOK_ALLOW_PRIVATE: 'true' });
   try {
-    await load(store, [
-      { type: 'team', id: 1, name: 'Bench' },
-      { type: 'member', id: 11, teamId: 1, email: 'bench@bench.test', role: 'admin', pid: 'p' },
-    ]);
-    await store.webhooks.addEndpoint({
-      teamId: 1,
-      url: `${url}/hooks`,
-      description: null,
-      eventTypes: ['lead.created'],
-      members: null,
-      subteams: null,
-      secret: SECRET,
-      createdAt: Date.now() - 1000,
-    });
+    await addBenchEndpoint(store, `${url}/hooks`);
     const loop = new DeliveryLoop(store, config, pino({ level: 'warn' }));
     loop.start();
     // 1. Latency: leads stored one at a time (each its own import transaction), 20 ms apart.
     for (let i = 0; i < LATENCY_LEADS; i++) {
-      const [l] = leads(1_000_000 + i, 1);
-      await load(store, [l!]);
+      await loadRecords(store, benchLeads('b', 1_000_000 + i, 1));
       await new Promise((r) => setTimeout(r, 20));
     }
     while ((await count()).unique < LATENCY_LEADS) await new Promise((r) => setTimeout(r, 50));
@@ -131,7 +67,8 @@ async function main(): Promise<void> {
     await reset();
     // 2 and 3. A whole import waiting in the outbox, then one instance delivers it.
     const t0 = Date.now();
-    for (let i = 0; i < BIG; i += 10_000) await load(store, leads(i, Math.min(10_000, BIG - i)));
+    for (let i = 0; i < BIG; i += 10_000)
+      await loadRecords(store, benchLeads('b', i, Math.min(10_000, BIG - i)));
     const importMs = Date.now() - t0;
     const loop2 = new DeliveryLoop(store, config, pino({ level: 'warn' }));
     const [cpu0, rcpu0] = [ownCpu(), await receiverCpu()];

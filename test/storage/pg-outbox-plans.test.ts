@@ -7,6 +7,7 @@ import type { Store } from '../../src/store.js';
 import type { ClaimedDelivery } from '../../src/webhooks/delivery.js';
 import { makeEngineStore, testDatabaseUrl } from '../support/engines.js';
 import { load } from '../support/helpers.js';
+import { endpointFor } from '../webhooks/endpoints.js';
 
 /**
  * Issue 43's P7 on PostgreSQL: the outbox's steps read a batch's worth of rows, whatever the
@@ -94,16 +95,7 @@ describe('PostgreSQL outbox plans (issue 43 P7)', {
       { type: 'team', id: 1, name: 'T' },
       { type: 'member', id: 11, teamId: 1, email: 'm@example.test', role: 'admin', pid: 'p' },
     ]);
-    await store.webhooks.addEndpoint({
-      teamId: 1,
-      url: 'https://hooks.example.test/a',
-      description: null,
-      eventTypes: ['lead.created'],
-      members: null,
-      subteams: null,
-      secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
-      createdAt: Date.now() - 1000,
-    });
+    await endpointFor(store, 1, { createdAt: Date.now() - 1000 });
   });
   after(async () => {
     await sql?.end();
