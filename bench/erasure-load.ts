@@ -17,7 +17,8 @@
  * the WAL checkpoint runs before the answer; PostgreSQL: the VACUUMs the server runs after it,
  * seen in pg_stat_user_tables and pg_stat_progress_vacuum). Knobs: BENCH_LEADS (1,000,000), BENCH_ROUNDS (5),
  * BENCH_PERSONS (20 a round), BENCH_ERASE_IDS (10,000), BENCH_PROBE_EVERY_MS (5), BENCH_BUILD=0 (run
- * dist/ as it is), BENCH_SMOKE=1 (a small store, one round).
+ * dist/ as it is), BENCH_SMOKE=1 (a small store, one round), BENCH_TRACE=1 (PostgreSQL: each window's
+ * probes grouped by what the database ran while they were out, `byDbWork`: harness/db-activity.ts).
  */
 import { execSync } from 'node:child_process';
 import { Agent } from 'node:http';
@@ -30,6 +31,7 @@ import { PostgresStore } from '../src/storage/postgres/store.js';
 import { SqliteStore } from '../src/storage/sqlite/store.js';
 import { FREE_TEAM_ADMIN, personEmail, readIds, writeErasureSeed } from './erasure-load-data.js';
 import { type Engine, log, SMOKE } from './harness/config.js';
+import { DbActivity, type Group, type Probe } from './harness/db-activity.js';
 import { serve, stopServers } from './harness/servers.js';
 import { dir, prepare, removeStores, schemaName } from './harness/stores.js';
 import { median } from './lib.js';
@@ -45,6 +47,8 @@ const IDS = Number(env.BENCH_ERASE_IDS ?? (SMOKE ? 200 : 10_000));
 const PER_REQUEST = MAX_ERASURE_IDS_OVER_HTTP;
 const UNLOADED_MS = SMOKE ? 500 : 2_000;
 const EVERY_MS = Number(env.BENCH_PROBE_EVERY_MS ?? 5);
+/** PostgreSQL: each window's probes also grouped by what the database ran meanwhile (harness/db-activity.ts). */
+const TRACE = env.BENCH_TRACE === '1';
 const engines = (process.argv.length > 2 ? process.argv.slice(2) : ['sqlite', 'postgres']) as Engine[];
 // The rounds' sets, and one more for the in-process timings.
 const SETS = ROUNDS + 1;
@@ -59,6 +63,8 @@ interface Window {
   /** When the window began and ended (UTC, to the ms): to read beside bench/loop-delay.mjs's lines. */
   from: string;
   to: string;
+  /** BENCH_TRACE=1: the probes by what the database ran while each was out. */
+  byDbWork?: Record<string, Group>;
 }
 
 const clock = (): string => new Date().toISOString().slice(11, 23);
@@ -72,15 +78,16 @@ const getLastLead = (last: Req): Promise<number> => probeOk(last, agent);
  * Probes sent at a fixed rate (one every EVERY_MS, whether the ones before have answered or not:
  * a server that stalls is charged for every probe that waits, not one), until `until` resolves.
  */
-async function probes(last: Req, until: Promise<unknown>): Promise<number[]> {
+async function probes(last: Req, until: Promise<unknown>): Promise<Probe[]> {
   let done = false;
   until.then(
     () => (done = true),
     () => (done = true),
   );
-  const sent: Promise<number>[] = [];
+  const sent: Promise<Probe>[] = [];
   for (let next = performance.now(); !done; ) {
-    sent.push(getLastLead(last));
+    const at = performance.now();
+    sent.push(getLastLead(last).then((ms): Probe => [at, ms]));
     next += EVERY_MS;
     await new Promise((r) => setTimeout(r, Math.max(0, next - performance.now())));
   }
@@ -88,13 +95,21 @@ async function probes(last: Req, until: Promise<unknown>): Promise<number[]> {
 }
 
 /** The probes' figures while `work` runs; the window ends when `work` resolves. */
-async function during(last: Req, work: () => Promise<number[]>): Promise<Window> {
+async function during(
+  last: Req,
+  activity: DbActivity | null,
+  work: () => Promise<number[]>,
+): Promise<Window> {
+  activity?.start();
   const t0 = performance.now();
   const from = clock();
   const w = work();
-  const times = await probes(last, w);
+  const sent = await probes(last, w);
   const answers = await w;
+  await activity?.stop();
+  const times = sent.map(([, ms]) => ms);
   return {
+    ...(activity === null ? {} : { byDbWork: activity.split(sent) }),
     p99: quantile(times, 0.99),
     max: Math.max(...times),
     probes: times.length,
@@ -106,8 +121,11 @@ async function during(last: Req, work: () => Promise<number[]>): Promise<Window>
 }
 
 async function unloaded(last: Req): Promise<number> {
-  const times = await probes(last, new Promise((r) => setTimeout(r, UNLOADED_MS)));
-  return quantile(times, 0.99);
+  const sent = await probes(last, new Promise((r) => setTimeout(r, UNLOADED_MS)));
+  return quantile(
+    sent.map(([, ms]) => ms),
+    0.99,
+  );
 }
 
 const chunks = <T>(xs: T[], n: number): T[][] =>
@@ -129,7 +147,8 @@ async function post(url: string, key: string, body: unknown): Promise<number> {
  * PostgreSQL: resolves once the server's reclaims after the erasures are done: a VACUUM of the
  * erasure's last table has ended since `answered` (the last erasure was sent) and none of the
  * schema's tables is being vacuumed, twice 20 ms apart (the server runs one VACUUM at a time
- * and queues at most one more, which starts right after: docs/privacy.md "While an erasure runs").
+ * and queues at most one more, which starts once no erasure has come for 250 ms: docs/privacy.md
+ * "While an erasure runs").
  */
 async function vacuumed(sql: postgres.Sql | null, schema: string, answered: Date): Promise<void> {
   if (sql === null) return;
@@ -162,11 +181,13 @@ async function benchEngine(engine: Engine): Promise<void> {
     await post(`${s.server.url}/api/pub/v2/leads/${m.survivor}/merge`, p.key, { mergeLeadIds: [m.merged] });
   const schema = schemaName(`s${LEADS}`);
   const pg = engine === 'postgres' ? postgres(p.where, { max: 1, onnotice: () => {} }) : null;
+  const sampler = TRACE && pg !== null ? postgres(p.where, { max: 1, onnotice: () => {} }) : null;
+  const activity = sampler === null ? null : new DbActivity(sampler);
   const last: Req = { url: `${s.server.url}/api/pub/leads/getLastLead`, auth: `Bearer ${p.key}` };
   await unloaded(last); // warm-up
   for (let round = 0; round < ROUNDS; round++) {
     const u1 = await unloaded(last);
-    const persons = await during(last, async () => {
+    const persons = await during(last, activity, async () => {
       const answers: number[] = [];
       for (let i = 0; i < PERSONS; i++)
         answers.push(await post(erasures, p.key, { email: personEmail(round, i) }));
@@ -174,7 +195,7 @@ async function benchEngine(engine: Engine): Promise<void> {
       return answers;
     });
     const u2 = await unloaded(last);
-    const byIds = await during(last, async () => {
+    const byIds = await during(last, activity, async () => {
       const answers: number[] = [];
       const batches = chunks(ids.free[round]!, PER_REQUEST);
       let sent = new Date();
@@ -190,6 +211,7 @@ async function benchEngine(engine: Engine): Promise<void> {
     rounds.push(line);
   }
   await pg?.end();
+  await sampler?.end();
   await stopServers();
   await inProcess(engine, p.where);
 }

@@ -34,6 +34,20 @@ export const ERASURE_TABLES = [
   'idempotency_keys',
 ];
 
+/** How long `reclaim` waits for erasures to stop coming before its VACUUM starts, and at most. */
+export const RECLAIM_QUIET_MS = 250;
+const RECLAIM_WAIT_MAX_MS = 5_000;
+/** The reclaim VACUUM's pacing: autovacuum's defaults (PostgreSQL 12 and later). */
+const RECLAIM_COST_DELAY_MS = 2;
+const RECLAIM_COST_LIMIT = 200;
+
+/** A VACUUM that waits to start: `nudge` restarts its quiet period, `now` ends it. */
+interface QueuedVacuum {
+  done: Promise<void>;
+  nudge(): void;
+  now(): void;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -44,8 +58,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export class PostgresErasureStore implements ErasureStore {
   /** The VACUUM running after an erasure, and the one queued behind it (`reclaim`). */
-  private vacuuming: Promise<void> | null = null;
-  private next: Promise<void> | null = null;
+  private running: Promise<void> | null = null;
+  private queued: QueuedVacuum | null = null;
 
   constructor(private readonly sql: Sql) {}
 
@@ -166,27 +180,77 @@ export class PostgresErasureStore implements ErasureStore {
   /**
    * VACUUM of the tables an erasure touched: the old row versions (the person's values, their
    * search text) become free space and leave the indexes. Not in a transaction (VACUUM cannot).
-   * One at a time per store, and at most one more queued, which every reclaim asked for while
-   * one runs shares: it starts after their erasures committed, so it covers them all. Each
-   * VACUUM waiting for another's lock held a pool connection — erasures back to back filled the
-   * pool and stalled every request for seconds (bench/RESULTS.md "Erasure under load").
+   *
+   * One VACUUM at a time per store, and at most one more queued. The queued one waits until
+   * reclaims stop coming for RECLAIM_QUIET_MS (at most RECLAIM_WAIT_MAX_MS from the first), so
+   * erasures back to back share it: it starts after their erasures committed, so it covers them
+   * all. Each VACUUM of a 1M-lead store reads every index of `leads` and `webhook_events` whole;
+   * ten in a row took the probes' CPU for seconds, and each waiting for another's lock held a pool
+   * connection (bench/RESULTS.md "Erasure under load").
    */
-  async reclaim(): Promise<void> {
-    if (this.vacuuming === null) {
-      const run = this.sql.unsafe(`VACUUM ${ERASURE_TABLES.join(', ')}`).then(() => {});
-      this.vacuuming = run.finally(() => {
-        this.vacuuming = null;
-      });
-      return this.vacuuming;
+  reclaim(): Promise<void> {
+    const queued = this.queued ?? this.queue();
+    queued.nudge();
+    return queued.done;
+  }
+
+  /** Runs the queued VACUUM now, and waits for the one running: before the pool closes. */
+  async settle(): Promise<void> {
+    this.queued?.now();
+    await Promise.allSettled([this.queued?.done, this.running]);
+  }
+
+  private queue(): QueuedVacuum {
+    const firstAsked = Date.now();
+    let timer: NodeJS.Timeout | undefined;
+    let start!: () => void;
+    const quiet = new Promise<void>((resolve) => {
+      start = resolve;
+    });
+    const done = Promise.all([quiet, this.running]).then(() => {
+      // A reclaim asked from here on may follow an erasure this VACUUM does not cover: a new one.
+      this.queued = null;
+      const run = this.vacuum();
+      // Only for the order of VACUUMs (never rejects): the callers of `reclaim` get `run`'s failure.
+      const running: Promise<void> = run
+        .catch(() => {})
+        .finally(() => {
+          if (this.running === running) this.running = null;
+        });
+      this.running = running;
+      return run;
+    });
+    const queued: QueuedVacuum = {
+      done,
+      nudge: () => {
+        clearTimeout(timer);
+        const left = firstAsked + RECLAIM_WAIT_MAX_MS - Date.now();
+        timer = setTimeout(start, Math.max(0, Math.min(RECLAIM_QUIET_MS, left)));
+      },
+      now: () => {
+        clearTimeout(timer);
+        start();
+      },
+    };
+    this.queued = queued;
+    return queued;
+  }
+
+  /**
+   * The VACUUM itself, paced as autovacuum paces its own (`vacuum_cost_delay` 2 ms per
+   * `vacuum_cost_limit` 200 of page work; a manual VACUUM runs unpaced by default): it leaves
+   * the CPU to the queries it runs beside, for a VACUUM that takes longer.
+   */
+  private async vacuum(): Promise<void> {
+    const conn = await this.sql.reserve();
+    try {
+      await conn.unsafe(`SET vacuum_cost_delay = ${RECLAIM_COST_DELAY_MS}`);
+      await conn.unsafe(`SET vacuum_cost_limit = ${RECLAIM_COST_LIMIT}`);
+      await conn.unsafe(`VACUUM ${ERASURE_TABLES.join(', ')}`);
+    } finally {
+      await conn.unsafe('RESET vacuum_cost_delay; RESET vacuum_cost_limit').catch(() => {});
+      conn.release();
     }
-    if (this.next === null) {
-      const after = this.vacuuming.catch(() => {});
-      this.next = after.then(() => {
-        this.next = null;
-        return this.reclaim();
-      });
-    }
-    return this.next;
   }
 
   async suppressed(teamId: number, emailHash: string): Promise<boolean> {

@@ -68,7 +68,7 @@ function pool(url: string, options: PostgresOptions): Sql {
 }
 
 /** Connections of the outbox's own pool, beside the `poolMax` of the serving one. */
-export const OUTBOX_POOL_MAX = 2;
+const OUTBOX_POOL_MAX = 2;
 /** The outbox pool's server settings, beside the serving pool's (`outboxPool`). */
 export const OUTBOX_SERVER_PARAMS = { plan_cache_mode: 'force_custom_plan' };
 
@@ -199,6 +199,7 @@ export class PostgresStore implements Store {
   }
 
   async close(): Promise<void> {
+    await this.erasures.settle();
     await this.feed.close();
     await this.keys.close();
     if (this.replica !== null) {
