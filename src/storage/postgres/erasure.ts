@@ -239,16 +239,20 @@ export class PostgresErasureStore implements ErasureStore {
   /**
    * The VACUUM itself, paced as autovacuum paces its own (`vacuum_cost_delay` 2 ms per
    * `vacuum_cost_limit` 200 of page work; a manual VACUUM runs unpaced by default): it leaves
-   * the CPU to the queries it runs beside, for a VACUUM that takes longer.
+   * the CPU to the queries it runs beside, for a VACUUM that takes longer — so without the
+   * serving pool's statement timeout, which a paced VACUUM of a large store could outlast.
    */
   private async vacuum(): Promise<void> {
     const conn = await this.sql.reserve();
     try {
-      await conn.unsafe(`SET vacuum_cost_delay = ${RECLAIM_COST_DELAY_MS}`);
-      await conn.unsafe(`SET vacuum_cost_limit = ${RECLAIM_COST_LIMIT}`);
+      await conn.unsafe(
+        `SET vacuum_cost_delay = ${RECLAIM_COST_DELAY_MS}; SET vacuum_cost_limit = ${RECLAIM_COST_LIMIT}; SET statement_timeout = 0`,
+      );
       await conn.unsafe(`VACUUM ${ERASURE_TABLES.join(', ')}`);
     } finally {
-      await conn.unsafe('RESET vacuum_cost_delay; RESET vacuum_cost_limit').catch(() => {});
+      await conn
+        .unsafe('RESET vacuum_cost_delay; RESET vacuum_cost_limit; RESET statement_timeout')
+        .catch(() => {});
       conn.release();
     }
   }
