@@ -22,6 +22,9 @@ async function checkUpgraded(store: Store): Promise<void> {
   assert.equal(report.from, 17);
   assert.ok(report.applied.includes('18-event-log'), report.applied.join());
   const now = Date.now();
+  // The team's log, team-level events included, from `after` (null: its start).
+  const logPage = (after: string | null, limit: number) =>
+    store.webhooks.log({ scope: { teamId: TEAM }, teamEvents: true, types: null, after, limit });
   const testId = await store.deliveries.sendTest({ teamId: TEAM }, ENDPOINT, now);
   assert.ok(testId !== null, 'a webhook.test is logged: lead_seq may be null now');
   const events = await store.webhooks.events(TEAM, 0, 10);
@@ -33,13 +36,7 @@ async function checkUpgraded(store: Store): Promise<void> {
   // The log shows settled transactions only: on PostgreSQL, a transaction of a test running
   // beside this one (the database is shared) can hide the new event for a moment.
   const log = await eventually(async () => {
-    const page = await store.webhooks.log({
-      scope: { teamId: TEAM },
-      teamEvents: true,
-      types: null,
-      after: null,
-      limit: 10,
-    });
+    const page = await logPage(null, 10);
     assert.deepEqual(
       page.events.map((e) => [e.type, JSON.parse(e.body!).data.endpointId]),
       [['webhook.test', ENDPOINT]],
@@ -52,20 +49,8 @@ async function checkUpgraded(store: Store): Promise<void> {
     (await store.webhooks.events(TEAM, 0, 10)).map((e) => e.id),
     [testId],
   );
-  const first = await store.webhooks.log({
-    scope: { teamId: TEAM },
-    teamEvents: true,
-    types: null,
-    after: null,
-    limit: 1,
-  });
-  const behind = await store.webhooks.log({
-    scope: { teamId: TEAM },
-    teamEvents: true,
-    types: null,
-    after: log.next.includes(':') ? '0:0' : '0',
-    limit: 10,
-  });
+  const first = await logPage(null, 1);
+  const behind = await logPage(log.next.includes(':') ? '0:0' : '0', 10);
   assert.equal(behind.expired, true, 'a position behind the pruned events is expired');
   assert.equal(first.expired, false);
 }
