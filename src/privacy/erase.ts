@@ -109,15 +109,18 @@ export async function eraseData(
   if (ids.length > MAX_ERASED_IDS)
     problems.push({ name: '/leadIds', reason: `may name at most ${MAX_ERASED_IDS} leads` });
   const seen = new Set<string>();
-  for (const [i, raw] of ids.entries()) {
-    if (!UUID.test(raw)) problems.push({ name: `/leadIds/${i}`, reason: 'is not a lead id (a UUID)' });
-    else if (seen.has(raw.toLowerCase())) problems.push({ name: `/leadIds/${i}`, reason: 'is named twice' });
-    seen.add(raw.toLowerCase());
+  for (let i = 0; i < ids.length; i++) {
+    const lower = ids[i]!.toLowerCase();
+    if (!UUID.test(lower)) problems.push({ name: `/leadIds/${i}`, reason: 'is not a lead id (a UUID)' });
+    else if (seen.has(lower)) problems.push({ name: `/leadIds/${i}`, reason: 'is named twice' });
+    seen.add(lower);
   }
   if (problems.length === 0) {
-    const found = new Set((await ports.erasures.existing(teamId, ids)).map((u) => u.toLowerCase()));
-    for (const [i, raw] of ids.entries())
-      if (!found.has(raw.toLowerCase()))
+    const existing = await ports.erasures.existing(teamId, ids);
+    // Every id named once (checked above): as many found as named means all of them.
+    const found = existing.length === ids.length ? null : new Set(existing.map((u) => u.toLowerCase()));
+    for (let i = 0; found !== null && i < ids.length; i++)
+      if (!found.has(ids[i]!.toLowerCase()))
         problems.push({
           name: `/leadIds/${i}`,
           reason: 'names no lead of this team (or one already erased)',

@@ -7,7 +7,7 @@ import type {
   Suppression,
 } from '../../privacy/erasure.port.js';
 import { erasureAuditEntry } from '../../privacy/erasure-audit.js';
-import { uuid7 } from '../../shared/uuid7.js';
+import { uuid7s } from '../../shared/uuid7.js';
 import {
   erasureSource,
   noCounts,
@@ -51,6 +51,13 @@ interface QueuedVacuum {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
+ * PostgreSQL's text form of an array of numbers or lowercase UUIDs (`{1,2,3}`), passed as one
+ * text parameter and cast (`::bigint[]`, `::uuid[]`): none of these values needs quoting, so
+ * this skips the driver's quoting and escaping of each element.
+ */
+const arrayLiteral = (xs: readonly (number | string)[]): string => `{${xs.join(',')}}`;
+
+/**
  * Erasure on PostgreSQL (docs/privacy.md "Erasure"): one transaction on the primary wipes each
  * lead to a tombstone (its text columns too: the trigram index has nothing of it once VACUUM
  * has removed the old row version) and deletes every other row that holds it; `reclaim` VACUUMs
@@ -73,11 +80,20 @@ export class PostgresErasureStore implements ErasureStore {
     return rows.map((r) => ({ teamId: Number(r.team_id), uuid: r.uuid, fields: r.fields }));
   }
 
+  /**
+   * Which of `uuids` are live leads of the team. Counted first: when every one is (an erasure's
+   * usual case), no row comes back to be parsed.
+   */
   async existing(teamId: number, uuids: string[]): Promise<string[]> {
-    const valid = uuids.filter((u) => UUID.test(u)).map((u) => u.toLowerCase());
+    const given = uuids.filter((u) => UUID.test(u));
+    const valid = [...new Set(given.map((u) => u.toLowerCase()))];
     if (valid.length === 0) return [];
+    const ids = arrayLiteral(valid);
+    const [all] = await this.sql<{ n: number }[]>`SELECT count(*)::int AS n FROM leads
+      WHERE team_id = ${teamId} AND uuid = ANY(${ids}::uuid[]) AND erased_at IS NULL`;
+    if (all!.n === valid.length) return given;
     const rows = await this.sql<{ uuid: string }[]>`SELECT uuid::text AS uuid FROM leads
-      WHERE team_id = ${teamId} AND uuid = ANY(${this.sql.array(valid)}::uuid[]) AND erased_at IS NULL`;
+      WHERE team_id = ${teamId} AND uuid = ANY(${ids}::uuid[]) AND erased_at IS NULL`;
     const found = new Set(rows.map((r) => r.uuid));
     return uuids.filter((u) => found.has(u.toLowerCase()));
   }
@@ -89,36 +105,48 @@ export class PostgresErasureStore implements ErasureStore {
   /**
    * Set-based: the leads asked for and (recursively) those merged into them, locked in seq
    * order, then one statement per table over all of them — not per lead: round trips dominate.
+   * The locked leads come back as one row — their counts, and their keys as array literals that
+   * the next statements take as they are (the three aggregates read `locked` in one scan, in seq
+   * order: their i-th elements are one lead's) — not a row each: a 1,000-lead erasure's rows, and
+   * their arrays serialised again for each statement, were most of what it allocated in the
+   * server (bench/RESULTS.md "Erasure under load").
    */
   private async eraseIn(tx: TransactionSql, o: ErasureOrder): Promise<ErasureReceipt> {
     const counts = noCounts();
     const asked = o.leads.filter((l) => UUID.test(l.uuid));
-    const rows =
+    const due = o.dueBefore ?? null;
+    const [found] =
       asked.length === 0
         ? []
-        : await tx<{ team_id: number; seq: number; uuid: string; had_text: boolean }[]>`
-      WITH RECURSIVE target(team_id, uuid) AS (
-          SELECT l.team_id, l.uuid FROM leads l
-            JOIN unnest(${tx.array(asked.map((l) => l.teamId))}::bigint[],
-              ${tx.array(asked.map((l) => l.uuid.toLowerCase()))}::uuid[]) AS a(team_id, uuid)
+        : await tx<
+            { leads: number; merged: number; texts: number; teams: string; seqs: string; uuids: string }[]
+          >`
+      WITH RECURSIVE target(team_id, uuid, asked) AS (
+          SELECT l.team_id, l.uuid, true FROM leads l
+            JOIN unnest(${arrayLiteral(asked.map((l) => l.teamId))}::bigint[],
+              ${arrayLiteral(asked.map((l) => l.uuid.toLowerCase()))}::uuid[]) AS a(team_id, uuid)
               ON l.team_id = a.team_id AND l.uuid = a.uuid
-          WHERE l.erased_at IS NULL AND (${o.dueBefore ?? null}::bigint IS NULL
-            OR (l.epoch < ${o.dueBefore ?? null} AND (l.changed_at IS NULL OR l.changed_at < ${o.dueBefore ?? null})))
+          WHERE l.erased_at IS NULL AND (${due}::bigint IS NULL
+            OR (l.epoch < ${due} AND (l.changed_at IS NULL OR l.changed_at < ${due})))
         UNION
-          SELECT l.team_id, l.uuid FROM leads l JOIN target t ON l.merged_into = t.uuid AND l.team_id = t.team_id
-          WHERE l.erased_at IS NULL)
-      SELECT l.team_id, l.seq, l.uuid::text AS uuid, l.search <> '' AS had_text FROM leads l
-        JOIN target t ON l.team_id = t.team_id AND l.uuid = t.uuid
-      WHERE l.erased_at IS NULL ORDER BY l.seq FOR UPDATE OF l`;
-    const direct = new Set(asked.map((l) => l.uuid.toLowerCase()));
-    const erased = new Set<string>(rows.map((r) => r.uuid));
+          SELECT l.team_id, l.uuid, false FROM leads l JOIN target t ON l.merged_into = t.uuid AND l.team_id = t.team_id
+          WHERE l.erased_at IS NULL),
+      targets AS (SELECT team_id, uuid, bool_or(asked) AS asked FROM target GROUP BY team_id, uuid),
+      locked AS MATERIALIZED (
+        SELECT l.team_id, l.seq, l.uuid, l.search <> '' AS had_text, t.asked FROM leads l
+          JOIN targets t ON l.team_id = t.team_id AND l.uuid = t.uuid
+        WHERE l.erased_at IS NULL ORDER BY l.seq FOR UPDATE OF l)
+      SELECT count(*)::int AS leads, (count(*) FILTER (WHERE NOT asked))::int AS merged,
+        (count(*) FILTER (WHERE had_text))::int AS texts,
+        coalesce(array_agg(team_id), '{}')::text AS teams, coalesce(array_agg(seq), '{}')::text AS seqs,
+        coalesce(array_agg(uuid), '{}')::text AS uuids
+      FROM locked`;
     const source = erasureSource(o.requestedBy);
-    if (rows.length > 0) {
-      counts.leads = rows.length;
-      counts.mergedLeads = rows.filter((r) => !direct.has(r.uuid)).length;
-      counts.searchRows = rows.filter((r) => r.had_text).length;
-      const teams = tx.array(rows.map((r) => r.team_id));
-      const seqs = tx.array(rows.map((r) => r.seq));
+    if (found !== undefined && found.leads > 0) {
+      counts.leads = found.leads;
+      counts.mergedLeads = found.merged;
+      counts.searchRows = found.texts;
+      const { teams, seqs } = found;
       // A fresh fragment for each statement: the events of the erased leads (`e`).
       const ofLeads = () => tx`JOIN unnest(${teams}::bigint[], ${seqs}::bigint[]) AS u(team_id, seq)
         ON e.team_id = u.team_id AND e.lead_seq = u.seq`;
@@ -139,12 +167,9 @@ export class PostgresErasureStore implements ErasureStore {
         WHERE l.team_id = u.team_id AND l.seq = u.seq`;
       await tx`INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
         SELECT u.id, u.team_id, 'lead.erased', u.seq, ${o.at}
-        FROM unnest(${tx.array(rows.map(() => uuid7(o.at)))}::uuid[], ${teams}::bigint[], ${seqs}::bigint[])
+        FROM unnest(${arrayLiteral(uuid7s(found.leads, o.at))}::uuid[], ${teams}::bigint[], ${seqs}::bigint[])
           AS u(id, team_id, seq)`;
-    }
-    if (erased.size > 0) {
-      const claims = await tx`DELETE FROM idempotency_keys
-        WHERE lead_uuid = ANY(${tx.array([...erased])}::uuid[])`;
+      const claims = await tx`DELETE FROM idempotency_keys WHERE lead_uuid = ANY(${found.uuids}::uuid[])`;
       counts.idempotencyKeys += claims.count;
     }
     const receipt: ErasureReceipt = {
