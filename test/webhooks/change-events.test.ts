@@ -128,5 +128,30 @@ for (const engine of enginesUnderTest()) {
         ],
       );
     });
+
+    test('an import that creates and changes leads announces each once; SQLite in record order', async () => {
+      const kept = leadRecord({ name: 'Kai' });
+      await load(store, [kept]);
+      await delivered();
+      const first = leadRecord({ name: 'Lea' });
+      const last = leadRecord({ name: 'Mo' });
+      await load(store, [first, { ...kept, name: 'Kai Neu' }, last]);
+      const bodies = (await delivered()).get(without)!;
+      // lead.created carries the lead as its data; lead.updated under `lead`, beside the change.
+      const named = bodies.map((x) => [
+        x.type,
+        ((x.data.lead ?? x.data) as { systemFields: { fullName: string } }).systemFields.fullName,
+      ]);
+      const inRecordOrder = [
+        ['lead.created', 'Lea'],
+        ['lead.updated', 'Kai Neu'],
+        ['lead.created', 'Mo'],
+      ];
+      // SQLite writes a batch's events after its leads, in the order they happened; PostgreSQL's
+      // one statement a batch writes the created events, then the changed ones.
+      if (engine === 'sqlite') assert.deepEqual(named, inRecordOrder);
+      else assert.deepEqual(new Set(named.map(String)), new Set(inRecordOrder.map(String)));
+      assert.equal(named.length, 3);
+    });
   });
 }

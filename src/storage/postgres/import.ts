@@ -6,7 +6,7 @@ import type { Member, Subteam, Team } from '../../directory/directory.js';
 import type { ImportedLeads, ImportWriter, StagedRecord } from '../../import/import.port.js';
 import type { Collector, NewLead } from '../../leads/leads.port.js';
 import { foldedText } from '../../leads/text.js';
-import { uuid7 } from '../../shared/uuid7.js';
+import { uuid7s } from '../../shared/uuid7.js';
 import { type PgMemberRow, pgToMember } from './directory.js';
 import { searchText, textColumns } from './text.js';
 
@@ -188,16 +188,9 @@ export class PostgresImportWriter implements ImportWriter {
     const c = (type: ColumnType, pick: (l: NewLead) => ColumnValue) => column(this.tx, type, leads.map(pick));
     const texts = leads.map(foldedText);
     // Joined once, used twice: the leads' own column and the key their events are joined on.
-    const uuids = column(
-      this.tx,
-      'uuid',
-      leads.map(() => uuid7(this.now)),
-    );
-    const eventIds = leads.map(() => uuid7(this.now));
+    const uuids = column(this.tx, 'uuid', uuid7s(leads.length, this.now));
+    const eventIds = uuid7s(leads.length, this.now);
     const [f1, f2, f3, f4, f5, f6, f7] = textColumns(texts).map((t) => column(this.tx, 'text', t));
-    // One statement per batch, its columns as arrays. Not COPY: postgres.js 3.4 never settles a
-    // COPY the server refuses (its stream is dropped before the error arrives), so a bad batch or
-    // a lost connection would hang the import instead of failing it.
     // One statement per batch, its columns as arrays. Not COPY: postgres.js 3.4 never settles a
     // COPY the server refuses (its stream is dropped before the error arrives), so a bad batch or
     // a lost connection would hang the import instead of failing it.

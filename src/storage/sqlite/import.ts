@@ -6,7 +6,7 @@ import type { Member, Subteam, Team } from '../../directory/directory.js';
 import type { ImportedLeads, ImportWriter, StagedRecord } from '../../import/import.port.js';
 import { sameValues, valuesOf } from '../../leads/lead-change.js';
 import type { Collector, LeadValues, NewLead } from '../../leads/leads.port.js';
-import { uuid7 } from '../../shared/uuid7.js';
+import { uuid7s } from '../../shared/uuid7.js';
 import { eventData } from '../endpoint-rows.js';
 import { STORED_COLUMNS, type StoredRow, toStoredLead } from '../rows.js';
 import { FeedClock } from './changes.js';
@@ -171,19 +171,26 @@ export class SqliteImportWriter implements ImportWriter {
     // 100k leads, measured for the P5 work).
     const before = this.maxSeq;
     const seqs: (number | null)[] = new Array(leads.length);
+    /**
+     * The batch's events in the order they happen — `lead.created` (no data) or `lead.updated`
+     * (its change) — written after its leads: a statement per table in turn, not an event
+     * between every two leads.
+     */
+    const events: { teamId: number; seq: number; data: string | null }[] = [];
     let inOrder = true;
     let pos = this.clock.last();
+    const uuids = uuid7s(leads.length, this.now);
     for (let i = 0; i < leads.length; i++) {
       const l = leads[i]!;
       if (l.id === null) throw new Error('an imported lead carries its v1 id');
-      const values = leadValues(l, l.id, uuid7(this.now), this.now, pos + 1);
+      const values = leadValues(l, l.id, uuids[i]!, this.now, pos + 1);
       const inserted = this.stmts.insertLead.run(values);
       if (inserted.changes === 1) {
         const seq = Number(inserted.lastInsertRowid);
         pos++;
         this.maxSeq = seq;
         this.newLeads++;
-        this.stmts.insertEvent.run(uuid7(this.now), l.teamId, seq, this.now);
+        events.push({ teamId: l.teamId, seq, data: null });
         seqs[i] = seq;
         continue;
       }
@@ -230,11 +237,17 @@ export class SqliteImportWriter implements ImportWriter {
           after,
           version: lead.version + 1,
         });
-        this.stmts.insertChange.run(uuid7(this.now), l.teamId, lead.seq, this.now, data);
+        events.push({ teamId: l.teamId, seq: lead.seq, data });
       }
       seqs[i] = lead.seq;
     }
     this.clock.advance(pos);
+    const ids = uuid7s(events.length, this.now);
+    for (let k = 0; k < events.length; k++) {
+      const e = events[k]!;
+      if (e.data === null) this.stmts.insertEvent.run(ids[k], e.teamId, e.seq, this.now);
+      else this.stmts.insertChange.run(ids[k], e.teamId, e.seq, this.now, e.data);
+    }
     if (inOrder) {
       for (let i = 0; i < leads.length; i++) this.stmts.insertText.run(leadTextValues(seqs[i]!, leads[i]!));
       return;
