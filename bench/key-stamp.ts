@@ -1,6 +1,7 @@
 /**
- * What the SQLite key memory's per-request check costs (issue 16; src/storage/sqlite/keys.ts
- * `stamp()`): the file's `data_version` and this connection's `total_changes()`, read as one SELECT
+ * What the SQLite memories' per-request check costs (issue 16; `FileStamp` in
+ * src/storage/sqlite/file-stamp.ts, read by the key memory and the last-lead memory): the file's
+ * `data_version` and this connection's `total_changes()`, read as one SELECT
  * over the `pragma_data_version` table function (before fdd7191) or as two plain statements
  * (since), beside the ideal reference's `PRAGMA data_version` alone. 200,000 calls each, three
  * alternated rounds, microseconds a call.

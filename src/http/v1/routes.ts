@@ -1,7 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Config } from '../../config.js';
 import type { Caller } from '../../directory/directory.js';
-import { lastLeadBody } from '../../leads/v1-wire.js';
 import type { RateLimiter } from '../../rate-limit/fixed-window.js';
 import {
   activeBrownout,
@@ -22,7 +21,7 @@ import type { Store } from '../../store.js';
 import { authenticate } from '../auth.js';
 import { countedRange } from '../bulk-read.js';
 import { markUsage } from '../count-usage.js';
-import { etagOf, noneMatch } from '../etag.js';
+import { noneMatch } from '../etag.js';
 import { consumeQuota, refuseOverQuota } from '../quota.js';
 import { type RequestHooks, routeOf } from '../request-hooks.js';
 import { routeSchema } from '../route-schema.js';
@@ -33,6 +32,7 @@ import { getLastLeadSubTeam } from './get-last-lead-sub-team.js';
 import { getLastLeadTeam } from './get-last-lead-team.js';
 import { getLeadsTimeRange } from './get-leads-time-range.js';
 import { getLeadsTimeRangeForTeam } from './get-leads-time-range-for-team.js';
+import { lastLeadAnswer } from './last-lead-answer.js';
 import type { V1Operation } from './operation.js';
 import { RANGE_BATCH, v1ArrayStream } from './stream.js';
 
@@ -148,8 +148,7 @@ async function handle(
   const result = await op.run({ caller, query: request.query as Record<string, unknown>, store: deps.store });
   reply.header('cache-control', 'private, no-cache').type(JSON_TYPE);
   if (result.kind === 'last') {
-    const body = lastLeadBody(result.lead);
-    const etag = etagOf(body, result.lead?.id);
+    const { body, etag } = lastLeadAnswer(result.lead);
     reply.header('etag', etag);
     if (noneMatch(request.headers['if-none-match'], etag)) return reply.code(304).send();
     return reply.send(body);

@@ -19,6 +19,7 @@ import {
   toSuppression,
 } from '../erasure-rows.js';
 import { insertAudit } from './audit.js';
+import type { PostgresLastLeads } from './last-leads.js';
 import { containsPattern } from './search.js';
 import { textFieldIndex } from './text.js';
 
@@ -68,7 +69,11 @@ export class PostgresErasureStore implements ErasureStore {
   private running: Promise<void> | null = null;
   private queued: QueuedVacuum | null = null;
 
-  constructor(private readonly sql: Sql) {}
+  /** `lastLeads`: told of every erasure here, before it is answered (last-leads.ts). */
+  constructor(
+    private readonly sql: Sql,
+    private readonly lastLeads: PostgresLastLeads | null = null,
+  ) {}
 
   async candidates(teamId: number | null, foldedEmail: string): Promise<ErasureCandidate[]> {
     const pattern = containsPattern(foldedEmail);
@@ -99,7 +104,11 @@ export class PostgresErasureStore implements ErasureStore {
   }
 
   async erase(o: ErasureOrder): Promise<ErasureReceipt> {
-    return (await this.sql.begin((tx) => this.eraseIn(tx, o))) as ErasureReceipt;
+    try {
+      return (await this.sql.begin((tx) => this.eraseIn(tx, o))) as ErasureReceipt;
+    } finally {
+      this.lastLeads?.changed(o.teamId ?? undefined);
+    }
   }
 
   /**

@@ -36,6 +36,7 @@ import {
 } from '../rows.js';
 import { PostgresLeadChanges } from './changes.js';
 import { PG_SUBTEAM_ACCESS } from './directory.js';
+import type { PostgresLastLeads } from './last-leads.js';
 import { PostgresLeadRecords } from './lead-record.js';
 import {
   byUuidQuery,
@@ -103,10 +104,15 @@ export class PostgresLeadStore implements LeadStore {
   private readonly changes_: PostgresLeadChanges;
   private readonly records: PostgresLeadRecords;
 
+  /**
+   * `lastLeads`: where members' last leads are remembered, and told of this store's writes;
+   * null: every lastOfMember is a query (with a read replica: store.ts).
+   */
   constructor(
     private readonly sql: Sql,
     private readonly reads: () => Sql,
     private readonly trigram: TrigramSchema,
+    private readonly lastLeads: PostgresLastLeads | null = null,
   ) {
     this.changes_ = new PostgresLeadChanges(sql);
     this.records = new PostgresLeadRecords(reads);
@@ -120,7 +126,8 @@ export class PostgresLeadStore implements LeadStore {
   }
 
   lastOfMember(teamId: number, memberId: number): Promise<Lead | null> {
-    return this.one(PG_LEAD_QUERIES.lastOfMember, [teamId, memberId]);
+    const query = () => this.one(PG_LEAD_QUERIES.lastOfMember, [teamId, memberId]);
+    return this.lastLeads === null ? query() : this.lastLeads.read(teamId, memberId, query);
   }
 
   lastOfTeam(teamId: number): Promise<Lead | null> {
@@ -225,11 +232,11 @@ export class PostgresLeadStore implements LeadStore {
   }
 
   update(change: LeadUpdate): Promise<WriteResult> {
-    return this.changes_.update(change);
+    return this.changes_.update(change).finally(() => this.lastLeads?.changed(change.teamId));
   }
 
   merge(merge: LeadMerge): Promise<WriteResult> {
-    return this.changes_.merge(merge);
+    return this.changes_.merge(merge).finally(() => this.lastLeads?.changed(merge.survivor.teamId));
   }
 
   async *scan(scope: LeadScope, batchSize: number): AsyncIterable<StoredLead[]> {
@@ -246,6 +253,14 @@ export class PostgresLeadStore implements LeadStore {
 
   /** One transaction on the primary: the claim, the lead, its webhook event and reading it back. */
   async create(lead: NewLead, claim: IdempotencyClaim | null): Promise<CreateResult> {
+    try {
+      return await this.createIn(lead, claim);
+    } finally {
+      this.lastLeads?.changed(lead.teamId);
+    }
+  }
+
+  private async createIn(lead: NewLead, claim: IdempotencyClaim | null): Promise<CreateResult> {
     const text = foldedText(lead);
     return (await this.sql.begin(async (tx) => {
       const now = Date.now();

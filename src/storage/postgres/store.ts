@@ -12,6 +12,7 @@ import { PostgresErasureStore } from './erasure.js';
 import { PostgresFeedSignal } from './feed-signal.js';
 import { PostgresImportWriter } from './import.js';
 import { KEYS_CHANNEL, PostgresKeyStore } from './keys.js';
+import { PostgresLastLeads } from './last-leads.js';
 import { PostgresLeadStore } from './leads.js';
 import { migrate } from './migrations.js';
 import { PostgresPrivacyStore } from './privacy.js';
@@ -106,14 +107,17 @@ export class PostgresStore implements Store {
   readonly audit: PostgresAuditStore;
   /** Always on the primary: it is what announces a commit (migration 16's triggers). */
   readonly feed: PostgresFeedSignal;
+  private readonly lastLeads: PostgresLastLeads | null;
 
   private constructor(
     private readonly sql: Sql,
     private readonly outbox: Sql,
     private readonly replica: { sql: Sql; router: ReplicaRouter } | null,
+    lastLeads: PostgresLastLeads | null,
   ) {
     const reads = replica === null ? () => sql : () => replica.router.reads();
-    this.leads = new PostgresLeadStore(sql, reads, new TrigramSchema(sql));
+    this.lastLeads = lastLeads;
+    this.leads = new PostgresLeadStore(sql, reads, new TrigramSchema(sql), this.lastLeads);
     this.directory = new PostgresDirectoryStore(sql, reads);
     // Keys always come from the primary: a revocation must never be read stale.
     this.keys = new PostgresKeyStore(sql);
@@ -122,7 +126,7 @@ export class PostgresStore implements Store {
     this.webhooks = new PostgresWebhookStore(sql);
     this.deliveries = new PostgresDeliveryStore(outbox);
     this.console = new PostgresConsoleStore(sql);
-    this.erasures = new PostgresErasureStore(sql);
+    this.erasures = new PostgresErasureStore(sql, this.lastLeads);
     this.privacy = new PostgresPrivacyStore(sql);
     this.retention = new PostgresRetentionStore(sql);
     this.audit = new PostgresAuditStore(sql);
@@ -140,11 +144,12 @@ export class PostgresStore implements Store {
   ): PostgresStore {
     const sql = pool(url, options);
     const outbox = outboxPool(url, options);
-    if (readUrl === null) return new PostgresStore(sql, outbox, null);
+    // Members' last leads remembered only when every read is the primary's (last-leads.ts).
+    if (readUrl === null) return new PostgresStore(sql, outbox, null, new PostgresLastLeads(url, options));
     const replicaSql = pool(readUrl, options);
     const router = new ReplicaRouter(sql, replicaSql);
     router.start();
-    return new PostgresStore(sql, outbox, { sql: replicaSql, router });
+    return new PostgresStore(sql, outbox, { sql: replicaSql, router }, null);
   }
 
   /** Where reads go: `fresh` (the replica), `lagging` or `unreachable` (the primary); null without a replica. */
@@ -193,8 +198,10 @@ export class PostgresStore implements Store {
       return work(await PostgresImportWriter.start(tx));
     })) as T;
     // This instance at once, not when its own notification comes back: a caller that imports
-    // and then asks (a test, the console) must not meet the role it just changed.
+    // and then asks (a test, the console) must not meet the role it just changed, or the last
+    // lead it replaced.
     this.keys.forget();
+    this.lastLeads?.changed();
     return result;
   }
 
@@ -202,6 +209,7 @@ export class PostgresStore implements Store {
     await this.erasures.settle();
     await this.feed.close();
     await this.keys.close();
+    await this.lastLeads?.close();
     if (this.replica !== null) {
       await this.replica.router.stop();
       await this.replica.sql.end({ timeout: 5 });

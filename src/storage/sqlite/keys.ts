@@ -2,17 +2,15 @@ import type Database from 'better-sqlite3';
 import type { Role } from '../../directory/directory.js';
 import type { ApiKey, KeyStore, NewApiKey, StoredKey } from '../../keys/keys.port.js';
 import { KEY_COLUMNS, type KeyRow, toApiKey } from '../rows.js';
+import { FileStamp } from './file-stamp.js';
 
 /** Keys remembered by display prefix; dropped whenever the file may have changed (see `stamp`). */
 const CACHE_MAX = 10_000;
 
 export class SqliteKeyStore implements KeyStore {
-  private readonly versionStmt: Database.Statement;
-  private readonly changesStmt: Database.Statement;
   private cache = new Map<string, StoredKey[]>();
-  /** The file's `data_version` and this connection's `total_changes()` when `cache` was begun. */
-  private cachedVersion = Number.NaN;
-  private cachedChanges = Number.NaN;
+  /** "The file may hold other keys, roles or grants than we read": `cache` is begun again. */
+  private readonly stamp: FileStamp;
   private readonly insertStmt: Database.Statement;
   private readonly byIdStmt: Database.Statement;
   private readonly listStmt: Database.Statement;
@@ -35,12 +33,7 @@ export class SqliteKeyStore implements KeyStore {
     this.legacyStmt = db.prepare('UPDATE api_keys SET legacy_v1 = ? WHERE id = ?');
     this.byDisplayStmt = db.prepare(`SELECT ${KEY_COLUMNS}, k.hash, m.role FROM api_keys k
       JOIN members m ON m.id = k.member_id WHERE k.display = ?`);
-    // data_version moves when another connection (another process) commits; total_changes when
-    // this one writes. Together: "the file may hold other keys, roles or grants than we read".
-    // Two plain statements, not one SELECT over the pragma_data_version table function, which
-    // costs more a call (bench/key-stamp.ts; the pragma's file check is most of either).
-    this.versionStmt = db.prepare('PRAGMA data_version').pluck();
-    this.changesStmt = db.prepare('SELECT total_changes()').pluck();
+    this.stamp = new FileStamp(db);
   }
 
   async create(key: NewApiKey): Promise<ApiKey> {
@@ -77,13 +70,7 @@ export class SqliteKeyStore implements KeyStore {
    * process is still seen by the very next request.
    */
   async findByDisplay(display: string): Promise<StoredKey[]> {
-    const version = this.versionStmt.get() as number;
-    const changes = this.changesStmt.get() as number;
-    if (version !== this.cachedVersion || changes !== this.cachedChanges || this.cache.size >= CACHE_MAX) {
-      this.cache = new Map();
-      this.cachedVersion = version;
-      this.cachedChanges = changes;
-    }
+    if (this.stamp.moved() || this.cache.size >= CACHE_MAX) this.cache = new Map();
     let keys = this.cache.get(display);
     if (keys === undefined) {
       const rows = this.byDisplayStmt.all(display) as (KeyRow & { hash: Buffer; role: Role })[];

@@ -18,6 +18,7 @@ import type {
   SubteamLast,
   WriteResult,
 } from '../../leads/leads.port.js';
+import { LastLeadMemory } from '../last-lead-memory.js';
 import {
   LEAD_COLUMNS,
   type LeadRow,
@@ -31,6 +32,7 @@ import {
 import { SqliteLeadChanges } from './changes.js';
 import { SqliteLeadCreator } from './create.js';
 import { SUBTEAM_ACCESS } from './directory.js';
+import { FileStamp } from './file-stamp.js';
 import { SqliteLeadRecords } from './lead-record.js';
 import {
   byUuidQuery,
@@ -107,6 +109,9 @@ export class SqliteLeadStore implements LeadStore {
   private readonly creator: SqliteLeadCreator;
   private readonly changer: SqliteLeadChanges;
   private readonly records: SqliteLeadRecords;
+  /** Members' last leads, kept while nothing is committed to the file (FileStamp). */
+  private readonly lastLeads = new LastLeadMemory();
+  private readonly stamp: FileStamp;
 
   constructor(db: Database.Database) {
     registerTextFunctions(db);
@@ -122,11 +127,21 @@ export class SqliteLeadStore implements LeadStore {
     this.subteamAccessStmt = db.prepare(SUBTEAM_ACCESS);
     this.memberRangeStmt = db.prepare(LEAD_QUERIES.memberRange).raw(true);
     this.teamRangeStmt = db.prepare(LEAD_QUERIES.teamRange).raw(true);
+    this.stamp = new FileStamp(db);
   }
 
+  /**
+   * Answered from memory while the file is unchanged since the answer was read: the stamp is
+   * read on every call, so a lead stored by any connection or process is in the very next answer.
+   */
   async lastOfMember(teamId: number, memberId: number): Promise<Lead | null> {
+    if (this.stamp.moved()) this.lastLeads.forget();
+    const known = this.lastLeads.recall(teamId, memberId, 0);
+    if (known !== undefined) return known;
     const row = this.lastOfMemberStmt.get(teamId, memberId) as LeadRow | undefined;
-    return row === undefined ? null : toLead(row);
+    const lead = row === undefined ? null : toLead(row);
+    this.lastLeads.keep(this.lastLeads.since(teamId), teamId, memberId, lead, 0);
+    return lead;
   }
 
   async lastOfTeam(teamId: number): Promise<Lead | null> {
