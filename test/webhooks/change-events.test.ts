@@ -29,12 +29,17 @@ for (const engine of enginesUnderTest()) {
     const by = { operator: { teamId: TEAM } };
 
     /** Dispatches what waits, claims it all: each endpoint's bodies in event order. */
-    async function delivered(): Promise<Map<string, { type: string; data: Record<string, unknown> }[]>> {
+    async function delivered(): Promise<
+      Map<string, { id: string; type: string; data: Record<string, unknown> }[]>
+    > {
       const at = Date.now() + 60_000;
       while ((await store.deliveries.dispatch(100, at)) > 0);
-      const out = new Map<string, { type: string; data: Record<string, unknown> }[]>();
+      const out = new Map<string, { id: string; type: string; data: Record<string, unknown> }[]>();
       for (const d of (await store.deliveries.claim(100, at)).sort((a, b) => a.id - b.id))
-        out.set(d.endpointId, [...(out.get(d.endpointId) ?? []), JSON.parse(d.payload)]);
+        out.set(d.endpointId, [
+          ...(out.get(d.endpointId) ?? []),
+          { ...JSON.parse(d.payload), id: d.eventId },
+        ]);
       return out;
     }
 
@@ -152,6 +157,9 @@ for (const engine of enginesUnderTest()) {
       if (engine === 'sqlite') assert.deepEqual(named, inRecordOrder);
       else assert.deepEqual(new Set(named.map(String)), new Set(inRecordOrder.map(String)));
       assert.equal(named.length, 3);
+      // Every event's id is a version-7 UUID, created and changed alike (as every other event's).
+      for (const x of bodies)
+        assert.match(x.id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, x.type);
     });
   });
 }

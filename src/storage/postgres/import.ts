@@ -208,7 +208,7 @@ export class PostgresImportWriter implements ImportWriter {
             long, fields, uuid, source, has_email, first_name, last_name, f1, f2, f3, f4, f5, f6, f7, search,
             event_id, ord)
       ), old AS (
-        SELECT l.seq, l.team_id, l.txid, ${this.tx.unsafe(VALUES_JSON)} AS before FROM leads l
+        SELECT l.seq, l.team_id, l.txid, u.event_id, ${this.tx.unsafe(VALUES_JSON)} AS before FROM leads l
         JOIN u ON l.team_id = u.team_id AND l.member_id = u.member_id AND l.lead_id = u.lead_id AND l.epoch = u.epoch
       ), ins AS (
         INSERT INTO leads (team_id, seq, member_id, lead_id, epoch, time, user_pid, kind, location_shared,
@@ -235,7 +235,7 @@ export class PostgresImportWriter implements ImportWriter {
             EXCLUDED.lat, EXCLUDED.long, EXCLUDED.fields, EXCLUDED.source, EXCLUDED.first_name, EXCLUDED.last_name)
         RETURNING (xmax = 0) AS inserted, team_id, seq, uuid, txid, version, ${this.tx.unsafe(VALUES_JSON.replaceAll('l.', 'leads.'))} AS after
       ), changed AS (
-        SELECT ins.team_id, ins.seq, ins.version, o.before, ins.after FROM ins JOIN old o ON o.team_id = ins.team_id AND o.seq = ins.seq
+        SELECT ins.team_id, ins.seq, ins.version, o.event_id, o.before, ins.after FROM ins JOIN old o ON o.team_id = ins.team_id AND o.seq = ins.seq
         WHERE NOT ins.inserted AND o.txid <> ins.txid
       ), created_events AS (
         -- A new lead's lead.created event, in this transaction (the event log: docs/v2.md "Events").
@@ -246,7 +246,8 @@ export class PostgresImportWriter implements ImportWriter {
         ORDER BY ins.seq
       ), changed_events AS (
         INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at, data)
-        SELECT gen_random_uuid(), team_id, 'lead.updated', seq, ${this.now},
+        -- The record's event id: a record makes one event, lead.created or lead.updated.
+        SELECT event_id, team_id, 'lead.updated', seq, ${this.now},
           json_build_object('source', 'import', 'before', before, 'after', after, 'version', version)::text
         FROM changed
         ORDER BY seq
