@@ -23,6 +23,24 @@ export const med = (name: string): number => {
 export const all = (name: string): string =>
   (samples.get(name) ?? []).map((x) => Math.round(x).toLocaleString('en-US')).join(' / ') || 'n/a';
 
+/**
+ * `a` ÷ `b` in each round (the i-th samples of both: every round runs every job once), for a
+ * target decided k of n rounds on a noisy host (issue 43).
+ */
+export const roundRatios = (a: string, b: string): number[] => {
+  const xs = samples.get(a) ?? [];
+  const ys = samples.get(b) ?? [];
+  return xs.slice(0, ys.length).map((x, i) => x / ys[i]!);
+};
+
+/** "each round 0.71 / 0.69 / …", and with a target "(4 of 5 ≥ 0.7)". */
+export const roundsDetail = (ratios: number[], target: number, sense: 'le' | 'ge'): string => {
+  const each = `each round ${ratios.map(f2).join(' / ')}`;
+  if (!Number.isFinite(target)) return each;
+  const met = ratios.filter((r) => (sense === 'ge' ? r >= target : r <= target)).length;
+  return `${each} (${met} of ${ratios.length} ${sense === 'ge' ? '≥' : '≤'} ${target})`;
+};
+
 /** One performance target's line in the targets table. */
 export interface Row {
   id: string;

@@ -18,7 +18,18 @@ import postgres from 'postgres';
 import { PG_LEAD_QUERIES } from '../../src/storage/postgres/leads.js';
 import { LEAD_QUERIES } from '../../src/storage/sqlite/leads.js';
 import { ENGINES, type Engine, MAIN, SECONDS } from '../harness/config.js';
-import { add, engineName, f2, int, med, type Row, samples, sizeName } from '../harness/figures.js';
+import {
+  add,
+  engineName,
+  f2,
+  int,
+  med,
+  type Row,
+  roundRatios,
+  roundsDetail,
+  samples,
+  sizeName,
+} from '../harness/figures.js';
 import { idealOf } from '../harness/ideals.js';
 import { type Job, loadJob } from '../harness/jobs.js';
 import { referenceServer, type Served, serve, serveWithRedis, v1 } from '../harness/servers.js';
@@ -129,7 +140,7 @@ function ratio(id: string, what: string, a: string, b: string, target = Number.N
     measured: med(`${a}.rps`) / med(`${b}.rps`),
     target,
     sense: 'ge',
-    detail: `${int(med(`${a}.rps`))} vs ${int(med(`${b}.rps`))} req/s, 10 connections`,
+    detail: `${int(med(`${a}.rps`))} vs ${int(med(`${b}.rps`))} req/s, 10 connections; ${roundsDetail(roundRatios(`${a}.rps`, `${b}.rps`), target, 'ge')}`,
   };
 }
 
