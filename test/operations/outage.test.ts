@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
+import { LAST_LEAD_MEMORY_MS } from '../../src/storage/postgres/last-leads.js';
 import { bulkInsertLeads } from '../support/bulk-leads.js';
 import { makeEngineStore, testDatabaseUrl } from '../support/engines.js';
 import { auth, keyFor, load, ONE_LEAD } from '../support/helpers.js';
@@ -119,6 +120,17 @@ describe('PostgreSQL outage', {
         assert.equal((await get('/readyz')).status, 200);
 
         await proxy.cut();
+        // getLastLead is remembered (docs/scaling.md section 3): until the instance has seen its
+        // listening connection close, the remembered answer may still be served — never past
+        // LAST_LEAD_MEMORY_MS after it was read (1 s more here for a loaded host).
+        const cutAt = Date.now();
+        for (;;) {
+          const r = await get('/api/pub/leads/getLastLead', auth(key));
+          if (r.status === 503) break;
+          assert.equal(r.status, 200, r.body.slice(0, 200));
+          assert.ok(Date.now() - cutAt < LAST_LEAD_MEMORY_MS + 1000, 'answered from memory past its bound');
+          await new Promise((r) => setTimeout(r, 10));
+        }
         for (const path of ['/api/pub/leads/getLastLead', '/api/pub/leads/getLeadsTimeRange?start=0']) {
           const r = await get(path, auth(key));
           assert.equal(r.status, 503, `${path}: ${r.body.slice(0, 200)}`);
