@@ -317,10 +317,12 @@ if (enginesUnderTest().includes('postgres')) {
           await tx`SET LOCAL session_replication_role = replica`;
           await tx`UPDATE leads SET fields = '{"company":"Unannounced"}' WHERE lead_id = ${last!.id}`;
         });
-        // Remembered a moment ago and not told: the old answer, for now.
-        assert.notEqual((await lastLead(b, poller))?.company, 'Unannounced');
+        // b read its answer before the write and is not told of it. (Whether b still answers the
+        // old one for a moment is not asserted: notifications are database-wide, and other test
+        // files' writes and imports make b forget at any time. That answers come from memory at
+        // all is the identity test's, above.) 1 s more than the bound for a loaded host.
         const took = await lag((got) => got?.company === 'Unannounced', Date.now());
-        assert.ok(took <= LAST_LEAD_MEMORY_MS + 100, `${took} ms`);
+        assert.ok(took <= LAST_LEAD_MEMORY_MS + 1000, `${took} ms`);
       } finally {
         await raw.end();
       }

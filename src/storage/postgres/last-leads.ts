@@ -33,7 +33,9 @@ export interface ListenerSettings {
  *   the directory: a collector's e-mail or team); both forget — the team's answers, or all;
  * - the memory is used only while its listening connection is up: when it closes (the database
  *   stopped or unreachable) everything is forgotten and every call is a query again — so an outage
- *   answers 503 at once, as before — until the LISTENs are in place on a new connection;
+ *   answers 503 as before from the moment the close is seen (Node reports it in its close phase:
+ *   a request of the same turn may still get a remembered answer) — until the LISTENs are in
+ *   place on a new connection;
  * - no answer is used once LAST_LEAD_MEMORY_MS old: the bound should a notification be lost
  *   without the connection closing (a network that drops packets silently).
  * The connection is its own (one per instance, opened by the first getLastLead), not the pool's
