@@ -2,7 +2,7 @@
  * P3c up close: a fresh leadline (pinned to CPU 0, `--trace-gc`) answers getLastLead 200 times
  * unloaded, then the team's whole range while getLastLead probes are sent every ~20 ms, as in
  * bench/run.ts. Prints both latency distributions and the server's garbage-collection pauses
- * during the big answer, so the probes' tail can be set against them.
+ * during the big answer, so the probes' tail can be set against them, and its RSS growth (P3b).
  *
  *   node --import tsx bench/big-answer-probes.ts --db <file> | --database-url <url>
  *
@@ -12,7 +12,7 @@ import { createKey } from '../src/keys/create-key.js';
 import { PostgresStore } from '../src/storage/postgres/store.js';
 import { SqliteStore } from '../src/storage/sqlite/store.js';
 import { BIN, freePort, SERVER_ENV, startPinned, stop } from './lib.js';
-import { probe, quantile, readAll } from './load.js';
+import { probe, quantile, readAll, rssOf } from './load.js';
 
 const [flag, where] = process.argv.slice(2);
 if ((flag !== '--db' && flag !== '--database-url') || where === undefined) {
@@ -52,6 +52,12 @@ try {
   for (let i = 0; i < 200; i++) unloaded.push((await probe(last)).ms);
 
   measuring = true;
+  const pid = server.child.pid!;
+  const rssBefore = rssOf(pid);
+  let rssPeak = rssBefore;
+  const sampler = setInterval(() => {
+    rssPeak = Math.max(rssPeak, rssOf(pid));
+  }, 20);
   let done = false;
   const answer = readAll({ url: `${base}/api/pub/leads/getLeadsTimeRangeForTeam?start=0`, auth }).finally(
     () => {
@@ -67,10 +73,13 @@ try {
   }
   const big = await answer;
   measuring = false;
+  clearInterval(sampler);
 
   const ms = (xs: number[], q: number) => quantile(xs, q).toFixed(2);
   const total = pauses.reduce((a, b) => a + b, 0);
-  console.log(`big answer: ${(big.bytes / 1e6).toFixed(0)} MB in ${(big.ms / 1000).toFixed(1)} s`);
+  console.log(
+    `big answer: ${(big.bytes / 1e6).toFixed(0)} MB in ${(big.ms / 1000).toFixed(1)} s; server RSS +${((rssPeak - rssBefore) / 1048576).toFixed(1)} MB`,
+  );
   console.log(`getLastLead unloaded (200): p50 ${ms(unloaded, 0.5)} p99 ${ms(unloaded, 0.99)} ms`);
   console.log(
     `getLastLead during (${during.length}): p50 ${ms(during, 0.5)} p99 ${ms(during, 0.99)} max ${Math.max(...during).toFixed(2)} ms; ` +

@@ -35,7 +35,6 @@
  */
 import Database from 'better-sqlite3';
 import postgres from 'postgres';
-import { RANGE_BATCH } from '../src/http/v1/stream.js';
 import { displayPrefix, hashesMatch, hashKey, presentedKey } from '../src/keys/token.js';
 import { CursorCodec, fingerprint } from '../src/leads/cursor.js';
 import type { Lead } from '../src/leads/lead.js';
@@ -46,6 +45,7 @@ import { PostgresKeyStore } from '../src/storage/postgres/keys.js';
 import { PostgresLeadStore } from '../src/storage/postgres/leads.js';
 import { DEFAULT_POSTGRES_OPTIONS, PostgresStore } from '../src/storage/postgres/store.js';
 import { TrigramSchema } from '../src/storage/postgres/trigram.js';
+import { RANGE_BATCH } from '../src/storage/range-thread.js';
 import { KEY_COLUMNS, type LeadRow, toLead } from '../src/storage/rows.js';
 import { LEAD_QUERIES, SqliteLeadStore } from '../src/storage/sqlite/leads.js';
 import { searchQuery } from '../src/storage/sqlite/search.js';
@@ -230,7 +230,7 @@ export class IdealWork {
   }
 }
 
-/** The whole range of a team, in the product's batch size (src/http/v1/stream.ts RANGE_BATCH). */
+/** The whole range of a team, in the product's batch size (src/storage/range-thread.ts RANGE_BATCH). */
 const WHOLE: EpochRange = { start: 0, end: null };
 
 /** SQLite: one read-only connection, statements prepared once, rows as arrays. */

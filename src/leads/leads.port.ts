@@ -1,6 +1,7 @@
 import type { SubteamAccess } from '../directory/directory.port.js';
 import type { ChangeSource, Lead, LeadKind, LeadSource, StoredLead } from './lead.js';
 import type { LeadText, TextField } from './text.js';
+import type { V1Piece } from './v1-wire.js';
 
 /**
  * What the leads slice needs from a store: reads by range, search and the change feed, and v2 creation.
@@ -98,6 +99,12 @@ export interface LeadStore {
    * a separate keyset read, so nothing is held open between batches and other work can run.
    */
   range(scope: RangeScope, range: EpochRange, batchSize: number): AsyncIterable<Lead[]>;
+  /**
+   * The same leads as v1 wire text (V1Piece), batch by batch — read and serialised on a thread
+   * of the store's own where another connection can reach it (docs/v1-reference.md "Long
+   * ranges"), so a long answer does not hold the thread that serves requests.
+   */
+  v1Range(scope: RangeScope, range: EpochRange): AsyncIterable<V1Piece>;
   /**
    * v2 search: up to `limit` leads matching `filter`, in (epoch, seq) order `direction`,
    * strictly after `after` in that order.

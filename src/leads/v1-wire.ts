@@ -19,3 +19,26 @@ export function leadToV1Json(lead: Lead): string {
 export function lastLeadBody(lead: Lead | null): string {
   return lead === null ? '[]' : `[${leadToV1Json(lead)}]`;
 }
+
+/**
+ * A v1 range's answer, piece by piece: the first piece opens the array (`[` and its leads), each
+ * later one continues it (`,` before each lead); the reader closes it with `]` — or answers `[]`
+ * when no piece comes. `count`: the leads in the piece (the bulk-read audit counts them).
+ */
+export interface V1Piece {
+  text: string;
+  count: number;
+}
+
+/** A range's batches as v1 pieces (V1Piece), serialised where they are read. */
+export async function* v1Pieces(batches: AsyncIterable<Lead[]>): AsyncGenerator<V1Piece> {
+  let separator = '[';
+  for await (const batch of batches) {
+    let text = '';
+    for (const lead of batch) {
+      text += separator + leadToV1Json(lead);
+      separator = ',';
+    }
+    if (batch.length > 0) yield { text, count: batch.length };
+  }
+}

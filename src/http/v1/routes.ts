@@ -34,7 +34,7 @@ import { getLeadsTimeRange } from './get-leads-time-range.js';
 import { getLeadsTimeRangeForTeam } from './get-leads-time-range-for-team.js';
 import { lastLeadAnswer } from './last-lead-answer.js';
 import type { V1Operation } from './operation.js';
-import { RANGE_BATCH, v1ArrayStream } from './stream.js';
+import { v1ArrayStream } from './stream.js';
 
 export const V1_OPERATIONS: V1Operation[] = [
   getLastLead,
@@ -154,14 +154,14 @@ async function handle(
     return reply.send(body);
   }
   if (request.method === 'HEAD') return reply.send();
-  const batches = countedRange(deps.store.leads.range(result.scope, result.range, RANGE_BATCH), deps.store, {
+  const pieces = countedRange(deps.store.leads.v1Range(result.scope, result.range), deps.store, {
     caller,
     operation: op.name,
     threshold: deps.config.auditBulkRead,
     now: deps.now,
     log: request.log,
   });
-  return reply.send(await v1ArrayStream(batches));
+  return reply.send(await v1ArrayStream(pieces));
 }
 
 /** The v2 request that replaces this call (the retirement refusals name it). */

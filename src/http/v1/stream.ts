@@ -1,38 +1,24 @@
 import { Readable } from 'node:stream';
-import type { Lead } from '../../leads/lead.js';
-import { leadToV1Json } from '../../leads/v1-wire.js';
+import type { V1Piece } from '../../leads/v1-wire.js';
 
 /**
- * Leads per store read. Measured with test/v1/streaming.test.ts on a 1M-lead answer: 1,000 grew
- * the server's RSS by 100–125 MB, 250 by ~80 MB, 100 by ~63 MB at the same total time, and
- * answered a concurrent getLastLead as fast or faster.
+ * The JSON array of a range, streamed: its pieces as they come (the first opens the array:
+ * V1Piece), then `]`; `[]` when there is none. The first piece is read before anything is sent,
+ * so a store failure at the start is still a proper problem response; memory stays at a few
+ * pieces however long the answer (the store reads ahead only as far as the answer has written).
  */
-export const RANGE_BATCH = 100;
-
-/**
- * The JSON array of a range, streamed: `[`, then each batch as one chunk, then `]`. The first
- * batch is read before anything is sent, so a store failure at the start is still a proper
- * problem response; memory stays at one batch however long the answer.
- */
-export async function v1ArrayStream(batches: AsyncIterable<Lead[]>): Promise<Readable> {
-  const iterator = batches[Symbol.asyncIterator]();
+export async function v1ArrayStream(pieces: AsyncIterable<V1Piece>): Promise<Readable> {
+  const iterator = pieces[Symbol.asyncIterator]();
   const first = await iterator.next();
   async function* chunks(): AsyncGenerator<string> {
     if (first.done === true) {
       yield '[]';
       return;
     }
-    let chunk = '[';
-    let next: IteratorResult<Lead[]> = first;
-    let separator = '';
+    let next: IteratorResult<V1Piece> = first;
     try {
       while (next.done !== true) {
-        for (const lead of next.value) {
-          chunk += separator + leadToV1Json(lead);
-          separator = ',';
-        }
-        yield chunk;
-        chunk = '';
+        yield next.value.text;
         next = await iterator.next();
       }
     } finally {

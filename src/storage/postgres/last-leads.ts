@@ -3,6 +3,7 @@ import type { Lead } from '../../leads/lead.js';
 import { LastLeadMemory } from '../last-lead-memory.js';
 import { FEED_CHANNEL } from './feed-signal.js';
 import { KEYS_CHANNEL } from './keys.js';
+import type { PostgresOptions } from './options.js';
 
 /**
  * How long a remembered last lead is used without a query: should a notification be lost (a
@@ -17,11 +18,6 @@ export const LAST_LEAD_MEMORY_MS = 1000;
  */
 interface NotifyOption {
   onnotify: (channel: string, payload: string) => void;
-}
-
-/** What the listening connection needs of the store's settings. */
-export interface ListenerSettings {
-  connectTimeoutSeconds: number;
 }
 
 /**
@@ -54,7 +50,7 @@ export class PostgresLastLeads {
 
   constructor(
     url: string,
-    settings: ListenerSettings,
+    settings: Pick<PostgresOptions, 'connectTimeoutSeconds'>,
     private readonly now: () => number = Date.now,
   ) {
     const options: postgres.Options<Record<string, never>> & NotifyOption = {

@@ -22,8 +22,10 @@ import type {
   WriteResult,
 } from '../../leads/leads.port.js';
 import { foldedText } from '../../leads/text.js';
+import { type V1Piece, v1Pieces } from '../../leads/v1-wire.js';
 import { uuid7 } from '../../shared/uuid7.js';
 import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
+import { RANGE_BATCH, type RangeThread } from '../range-thread.js';
 import {
   LEAD_COLUMNS,
   type LeadRow,
@@ -113,6 +115,8 @@ export class PostgresLeadStore implements LeadStore {
     private readonly reads: () => Sql,
     private readonly trigram: TrigramSchema,
     private readonly lastLeads: PostgresLastLeads | null = null,
+    /** Where v1 ranges are read (range-thread.ts); null with a read replica (reads follow its router). */
+    private readonly rangeThread: RangeThread | null = null,
   ) {
     this.changes_ = new PostgresLeadChanges(sql);
     this.records = new PostgresLeadRecords(reads);
@@ -188,6 +192,10 @@ export class PostgresLeadStore implements LeadStore {
       // A client that went away mid-answer leaves a page in flight: let it settle unobserved.
       pending?.catch(() => {});
     }
+  }
+
+  v1Range(scope: RangeScope, range: EpochRange): AsyncIterable<V1Piece> {
+    return this.rangeThread?.read(scope, range) ?? v1Pieces(this.range(scope, range, RANGE_BATCH));
   }
 
   async search(

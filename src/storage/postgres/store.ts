@@ -4,6 +4,7 @@ import type { ImportWriter } from '../../import/import.port.js';
 import { FUZZY_THRESHOLD } from '../../leads/text.js';
 import type { SharedCounters } from '../../rate-limit/shared-counters.js';
 import type { MigrationReport, Store } from '../../store.js';
+import { RangeThread } from '../range-thread.js';
 import { PostgresAuditStore } from './audit.js';
 import { PostgresConsoleStore } from './console.js';
 import { PostgresDeliveryStore } from './deliveries.js';
@@ -15,6 +16,7 @@ import { KEYS_CHANNEL, PostgresKeyStore } from './keys.js';
 import { PostgresLastLeads } from './last-leads.js';
 import { PostgresLeadStore } from './leads.js';
 import { migrate } from './migrations.js';
+import { DEFAULT_POSTGRES_OPTIONS, type PostgresOptions } from './options.js';
 import { PostgresPrivacyStore } from './privacy.js';
 import { PostgresRateCounters } from './rate-limit.js';
 import { ReplicaRouter, type ReplicaState } from './replica.js';
@@ -23,21 +25,7 @@ import { PostgresRetirementStore } from './retirement.js';
 import { TrigramSchema } from './trigram.js';
 import { PostgresWebhookStore } from './webhooks.js';
 
-export interface PostgresOptions {
-  /** Most connections this instance opens (the pool is bounded). */
-  poolMax: number;
-  connectTimeoutSeconds: number;
-  /** Server-side limit for one statement on request paths. */
-  statementTimeoutMs: number;
-  /** Extra server parameters, e.g. a search_path (tests give each store its own schema). */
-  serverParams?: Record<string, string>;
-}
-
-export const DEFAULT_POSTGRES_OPTIONS: PostgresOptions = {
-  poolMax: 10,
-  connectTimeoutSeconds: 10,
-  statementTimeoutMs: 30_000,
-};
+export { DEFAULT_POSTGRES_OPTIONS, type PostgresOptions };
 
 /** Identifiers and counts are BIGINT; every value we store fits a JS number exactly. */
 export const int8AsNumber = {
@@ -67,6 +55,12 @@ function pool(url: string, options: PostgresOptions): Sql {
     },
   });
 }
+
+/**
+ * Connections of the range thread's own pool (range-thread.ts): a range holds one while a page
+ * is read, so two ranges read at once; more wait their turn for a page, not for a whole range.
+ */
+const RANGE_POOL_MAX = 2;
 
 /** Connections of the outbox's own pool, beside the `poolMax` of the serving one. */
 const OUTBOX_POOL_MAX = 2;
@@ -108,16 +102,19 @@ export class PostgresStore implements Store {
   /** Always on the primary: it is what announces a commit (migration 16's triggers). */
   readonly feed: PostgresFeedSignal;
   private readonly lastLeads: PostgresLastLeads | null;
+  private readonly rangeThread: RangeThread | null;
 
   private constructor(
     private readonly sql: Sql,
     private readonly outbox: Sql,
     private readonly replica: { sql: Sql; router: ReplicaRouter } | null,
     lastLeads: PostgresLastLeads | null,
+    rangeThread: RangeThread | null,
   ) {
     const reads = replica === null ? () => sql : () => replica.router.reads();
     this.lastLeads = lastLeads;
-    this.leads = new PostgresLeadStore(sql, reads, new TrigramSchema(sql), this.lastLeads);
+    this.rangeThread = rangeThread;
+    this.leads = new PostgresLeadStore(sql, reads, new TrigramSchema(sql), this.lastLeads, rangeThread);
     this.directory = new PostgresDirectoryStore(sql, reads);
     // Keys always come from the primary: a revocation must never be read stale.
     this.keys = new PostgresKeyStore(sql);
@@ -144,12 +141,20 @@ export class PostgresStore implements Store {
   ): PostgresStore {
     const sql = pool(url, options);
     const outbox = outboxPool(url, options);
-    // Members' last leads remembered only when every read is the primary's (last-leads.ts).
-    if (readUrl === null) return new PostgresStore(sql, outbox, null, new PostgresLastLeads(url, options));
+    // Members' last leads remembered, and v1 ranges read on a thread of their own
+    // (range-thread.ts), only when every read is the primary's.
+    if (readUrl === null) {
+      const thread = new RangeThread({
+        engine: 'postgres',
+        url,
+        options: { ...options, poolMax: RANGE_POOL_MAX },
+      });
+      return new PostgresStore(sql, outbox, null, new PostgresLastLeads(url, options), thread);
+    }
     const replicaSql = pool(readUrl, options);
     const router = new ReplicaRouter(sql, replicaSql);
     router.start();
-    return new PostgresStore(sql, outbox, { sql: replicaSql, router }, null);
+    return new PostgresStore(sql, outbox, { sql: replicaSql, router }, null, null);
   }
 
   /** Where reads go: `fresh` (the replica), `lagging` or `unreachable` (the primary); null without a replica. */
@@ -210,6 +215,7 @@ export class PostgresStore implements Store {
     await this.feed.close();
     await this.keys.close();
     await this.lastLeads?.close();
+    await this.rangeThread?.close();
     if (this.replica !== null) {
       await this.replica.router.stop();
       await this.replica.sql.end({ timeout: 5 });

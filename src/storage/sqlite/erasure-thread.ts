@@ -1,5 +1,6 @@
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { ErasureCandidate, ErasureOrder, ErasureReceipt } from '../../privacy/erasure.port.js';
+import { startModuleWorker } from '../worker-thread.js';
 
 /**
  * To the erasure thread: find an e-mail's candidates, check which named leads are live, carry
@@ -88,7 +89,7 @@ export class ErasureThread {
 
   private started(): Worker {
     if (this.worker !== null) return this.worker;
-    const worker = startWorker(this.path);
+    const worker = startModuleWorker(import.meta.url, 'erasure-worker', this.path);
     worker.on('message', (m: FromErasureThread) => {
       const p = this.pending.get(m.id);
       this.pending.delete(m.id);
@@ -119,20 +120,4 @@ export class ErasureThread {
     this.waiting = [];
     for (const resolve of waiting) resolve();
   }
-}
-
-/**
- * The thread, from its module beside this one: compiled, `erasure-worker.js`; run from the
- * sources (the tests, through tsx), `erasure-worker.ts` behind tsx's loader — a worker does not
- * inherit the loader hooks of the thread that starts it (Node 20). As src/io/import/feed.ts.
- */
-function startWorker(path: string): Worker {
-  if (!import.meta.url.endsWith('.ts'))
-    return new Worker(new URL('./erasure-worker.js', import.meta.url), { workerData: path });
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const entry = JSON.stringify(new URL('./erasure-worker.ts', import.meta.url).href);
-  return new Worker(`import(${tsx}).then((tsx) => { tsx.register(); return import(${entry}); })`, {
-    eval: true,
-    workerData: path,
-  });
 }

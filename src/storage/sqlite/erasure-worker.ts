@@ -2,31 +2,15 @@
  * The erasure thread (erasure-thread.ts): its own connection to the store's file, and the
  * erasure carried out there in one transaction, as SqliteErasureStore does in-thread.
  */
-import { readlinkSync } from 'node:fs';
-import { constants, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
+import { giveWayToServing } from '../worker-thread.js';
 import { connect } from './connection.js';
 import { SqliteErasureStore } from './erasure.js';
 import type { FromErasureThread, ToErasureThread } from './erasure-thread.js';
 
-/**
- * The thread gives way to the serving thread (docs/privacy.md "Erasure under load"): on Linux a
- * thread's nice value is its own, so at the lowest priority (19) an erasure sharing a core with
- * the request thread gets what that thread leaves, instead of half of the core by turns while
- * requests wait. It still takes all of an idle core. Elsewhere (no /proc/thread-self), or where
- * it is refused, it runs at the process's priority.
- */
-function giveWayToServing(): void {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, constants.priority.PRIORITY_LOW);
-  } catch {
-    // Not Linux, or not allowed: the thread keeps the process's priority.
-  }
-}
-
 if (parentPort !== null) {
   const port = parentPort;
+  // docs/privacy.md "Erasure under load": an erasure sharing a core with requests waits for them.
   giveWayToServing();
   const store = new SqliteErasureStore(connect(workerData as string));
   port.on('message', (m: ToErasureThread) => {

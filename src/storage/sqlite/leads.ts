@@ -18,7 +18,9 @@ import type {
   SubteamLast,
   WriteResult,
 } from '../../leads/leads.port.js';
+import { type V1Piece, v1Pieces } from '../../leads/v1-wire.js';
 import { LastLeadMemory } from '../last-lead-memory.js';
+import { RANGE_BATCH, type RangeThread } from '../range-thread.js';
 import {
   LEAD_COLUMNS,
   type LeadRow,
@@ -113,7 +115,11 @@ export class SqliteLeadStore implements LeadStore {
   private readonly lastLeads = new LastLeadMemory();
   private readonly stamp: FileStamp;
 
-  constructor(db: Database.Database) {
+  /** `rangeThread`: where v1 ranges are read (range-thread.ts); null for a database in memory. */
+  constructor(
+    db: Database.Database,
+    private readonly rangeThread: RangeThread | null = null,
+  ) {
     registerTextFunctions(db);
     this.statements = new StatementCache(db);
     this.creator = new SqliteLeadCreator(db);
@@ -197,6 +203,10 @@ export class SqliteLeadStore implements LeadStore {
       // better-sqlite3 is synchronous: give other requests their turn between batches.
       await yieldToEventLoop();
     }
+  }
+
+  v1Range(scope: RangeScope, range: EpochRange): AsyncIterable<V1Piece> {
+    return this.rangeThread?.read(scope, range) ?? v1Pieces(this.range(scope, range, RANGE_BATCH));
   }
 
   async search(

@@ -4,6 +4,7 @@ import type { ImportWriter } from '../../import/import.port.js';
 import type { FeedWaiters } from '../../leads/feed-waiters.js';
 import type { MigrationReport, Store } from '../../store.js';
 import { MigrationError } from '../../store.js';
+import { RangeThread } from '../range-thread.js';
 import { SqliteAuditStore } from './audit.js';
 import { connect } from './connection.js';
 import { SqliteConsoleStore } from './console.js';
@@ -37,6 +38,7 @@ export class SqliteStore implements Store {
   private erasureStore?: SqliteErasureStore;
   private retentionStore?: SqliteRetentionStore;
   private erasureThread: ErasureThread | null = null;
+  private rangeThread: RangeThread | null = null;
   private privacyStore?: SqlitePrivacyStore;
   private auditStore?: SqliteAuditStore;
   private feedSignal?: FeedWaiters;
@@ -108,7 +110,9 @@ export class SqliteStore implements Store {
   get leads(): SqliteLeadStore {
     if (this.leadStore === undefined) {
       this.ready();
-      this.leadStore = new SqliteLeadStore(this.db);
+      // A database in memory has no file another connection could open: its ranges stay here.
+      this.rangeThread = this.db.memory ? null : new RangeThread({ engine: 'sqlite', path: this.db.name });
+      this.leadStore = new SqliteLeadStore(this.db, this.rangeThread);
     }
     return this.leadStore;
   }
@@ -226,6 +230,7 @@ export class SqliteStore implements Store {
   async close(): Promise<void> {
     await this.feedSignal?.close();
     await this.erasureThread?.close();
+    await this.rangeThread?.close();
     if (this.db.open) this.db.close();
   }
 }
