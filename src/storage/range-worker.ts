@@ -62,7 +62,7 @@ if (parentPort !== null) {
     } finally {
       r.busy = false;
     }
-    if (r.stopped) await r.pieces.return?.();
+    if (r.stopped) await r.pieces.return?.().catch(() => {});
   };
 
   port.on('message', (m: ToRangeThread) => {
@@ -77,7 +77,8 @@ if (parentPort !== null) {
       readings.delete(m.id);
       if (r !== undefined) {
         r.stopped = true;
-        if (!r.busy) void r.pieces.return?.();
+        // Its reader left: nothing waits for how the read ends (a failure here is not the thread's).
+        if (!r.busy) r.pieces.return?.().catch(() => {});
       }
       return;
     }
