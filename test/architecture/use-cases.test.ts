@@ -44,6 +44,7 @@ const READS: Record<string, string[]> = {
     'lastOfTeam',
     'lastOfSubteam',
     'range',
+    'v1Range',
     'search',
     'byUuid',
     'changes',
