@@ -2,11 +2,13 @@
  * Preload for a leadline server: every 500 ms (stamped with the UTC time), its event-loop delay (p50, p99, max, in ms over
  * the 1 ms sampling resolution) on stderr, with the garbage collector's pauses of that half
  * second (count, total and longest, and each pause over 10 ms with its kind). Only in the
- * process that runs `serve`, so it can ride in NODE_OPTIONS through a bench script:
+ * process that runs `serve`, on its main thread, so it can ride in NODE_OPTIONS through a bench script:
  *
  *   NODE_OPTIONS="--import $PWD/bench/loop-delay.mjs" node --import tsx bench/big-answer-probes.ts --db <file>
  */
+
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { isMainThread } from 'node:worker_threads';
 
 const KINDS = {
   [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
@@ -15,7 +17,8 @@ const KINDS = {
   [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weakcb',
 };
 
-if (process.argv.includes('serve')) {
+// The serving thread's only: a preload runs in every worker thread too (the range and erasure threads).
+if (process.argv.includes('serve') && isMainThread) {
   const delay = monitorEventLoopDelay({ resolution: 1 });
   delay.enable();
   let gc = { count: 0, total: 0, longest: 0, long: [] };
