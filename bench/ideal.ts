@@ -16,7 +16,7 @@
  *     the same filter fingerprint) and the same `{"data":{"leads":[…],"nextCursor":…}}` JSON;
  *   - the team's whole v1 range (P3c, bare node:http only): the product's store reader
  *     (`LeadStore.range`: keyset pages, batches of RANGE_BATCH, a turn for other requests between
- *     batches), each lead by leadToV1Json, one chunk per batch written as the client reads — so
+ *     batches), each lead by leadToV1Json (v1Pieces), one chunk per batch written as the client reads — so
  *     it differs from leadline's answer by everything above the store.
  * Not done: usage ledger, quota counters, v1 phase and brownouts, ETag, security, deprecation and
  * cache headers, request ids, logs, metrics, body validation beyond reading the team.
@@ -39,7 +39,7 @@ import { displayPrefix, hashesMatch, hashKey, presentedKey } from '../src/keys/t
 import { CursorCodec, fingerprint } from '../src/leads/cursor.js';
 import type { Lead } from '../src/leads/lead.js';
 import type { EpochRange, LeadFilter } from '../src/leads/leads.port.js';
-import { lastLeadBody, leadToV1Json } from '../src/leads/v1-wire.js';
+import { lastLeadBody, v1Pieces } from '../src/leads/v1-wire.js';
 import { leadToV2 } from '../src/leads/v2-wire.js';
 import { PostgresKeyStore } from '../src/storage/postgres/keys.js';
 import { PostgresLeadStore } from '../src/storage/postgres/leads.js';
@@ -103,18 +103,14 @@ const then = <T, R>(v: T | Promise<T>, f: (t: T) => R | Promise<R>): R | Promise
 const UNAUTHORIZED: Answer = { status: 401, body: '{"title":"Unauthorized"}' };
 const FORBIDDEN: Answer = { status: 403, body: '{"title":"Forbidden"}' };
 
-/** The v1 JSON array of `batches`, one chunk per batch, as src/http/v1/stream.ts writes it. */
+/** The v1 JSON array of `batches`, one chunk per batch, serialised as src/http/v1/stream.ts gets it. */
 async function* v1Array(batches: AsyncIterable<Lead[]>): AsyncIterable<string> {
-  let separator = '[';
-  for await (const batch of batches) {
-    let chunk = '';
-    for (const lead of batch) {
-      chunk += separator + leadToV1Json(lead);
-      separator = ',';
-    }
-    yield chunk;
+  let any = false;
+  for await (const piece of v1Pieces(batches)) {
+    any = true;
+    yield piece.text;
   }
-  yield separator === '[' ? '[]' : ']';
+  yield any ? ']' : '[]';
 }
 
 export class IdealWork {

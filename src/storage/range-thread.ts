@@ -4,7 +4,12 @@ import type { V1Piece } from '../leads/v1-wire.js';
 import type { PostgresOptions } from './postgres/options.js';
 import { startModuleWorker } from './worker-thread.js';
 
-/** Leads a piece holds (one store read on SQLite; ten a PostgreSQL page). */
+/**
+ * Leads a piece holds (one store read on SQLite; ten a PostgreSQL page). Measured with
+ * test/v1/streaming.test.ts on a 1M-lead answer when batches were serialised on the serving
+ * thread: 1,000 grew the server's RSS by 100–125 MB, 250 by ~80 MB, 100 by ~63 MB at the same
+ * total time, and answered a concurrent getLastLead as fast or faster.
+ */
 export const RANGE_BATCH = 100;
 /** Pieces the thread may have read ahead of the answer's writes, per range. */
 const READ_AHEAD = 2;
