@@ -1,15 +1,29 @@
 import type { Lead } from '../leads/lead.js';
+import type { SubteamLast } from '../leads/leads.port.js';
 
-/** How many members' last leads one memory holds before it is emptied and begun again. */
-const MEMBERS_MAX = 10_000;
-
-/** One team's remembered answers, by member id; replaced (never cleared) when forgotten. */
-type TeamMemory = Map<number, { lead: Lead | null; at: number }>;
+/** How many answers one memory holds before it is emptied and begun again. */
+const ANSWERS_MAX = 10_000;
 
 /**
- * getLastLead's answers (a member's newest live lead, or none), remembered per member — most of
- * those calls are integrations polling a member whose newest lead has not changed (issue 43's
- * stretch; docs/v1-reference.md "Repeated getLastLead"). The engine decides when an answer may
+ * What an answer is remembered under, within its team: a member's id (getLastLead), TEAM_LAST
+ * (getLastLeadTeam), or subteamLast(…) (getLastLeadSubTeam: the asking member's access with the
+ * subteam's last lead). The key decides the answer's type: Lead | null, or SubteamLast | null.
+ */
+export type AnswerKey = number | string;
+export const TEAM_LAST = 'team';
+export const subteamLast = (subteamId: number, memberId: number): AnswerKey =>
+  `subteam ${subteamId} ${memberId}`;
+
+/** An answer as remembered: a last lead, a subteam's (null: no such subteam), or none. */
+export type Remembered = Lead | SubteamLast | null;
+
+/** One team's remembered answers, by AnswerKey; replaced (never cleared) when forgotten. */
+type TeamMemory = Map<AnswerKey, { answer: Remembered; at: number }>;
+
+/**
+ * The last-lead operations' answers (a member's, the team's or a subteam's newest live lead, or
+ * none), remembered per team — most of those calls are integrations polling a member whose newest
+ * lead has not changed (issue 43's stretch; docs/v1-reference.md "Repeated getLastLead"). The engine decides when an answer may
  * be out of date and calls `forget`: SQLite on every change to the file (FileStamp), PostgreSQL
  * on its own writes and on the notifications of every instance's (postgres/last-leads.ts).
  *
@@ -25,11 +39,14 @@ export class LastLeadMemory {
   /** `ttlMs`: an answer is not used once this old (PostgreSQL's bound should a notification be lost). */
   constructor(private readonly ttlMs = Number.POSITIVE_INFINITY) {}
 
-  /** The remembered answer (a lead, or null for none), or undefined when there is none to use. */
-  recall(teamId: number, memberId: number, now: number): Lead | null | undefined {
-    const kept = this.teams.get(teamId)?.get(memberId);
+  /**
+   * The remembered answer under `key` (of the type the key decides: AnswerKey), or undefined
+   * when there is none to use.
+   */
+  recall<T extends Remembered>(teamId: number, key: AnswerKey, now: number): T | undefined {
+    const kept = this.teams.get(teamId)?.get(key);
     if (kept === undefined || now - kept.at >= this.ttlMs) return undefined;
-    return kept.lead;
+    return kept.answer as T;
   }
 
   /** The team's memory now: pass it to `keep` with the answer of a read begun after this call. */
@@ -42,15 +59,15 @@ export class LastLeadMemory {
     return team;
   }
 
-  /** Keeps `lead` as `memberId`'s answer, read at `at`, unless the team was forgotten since `team` was handed out. */
-  keep(team: TeamMemory, teamId: number, memberId: number, lead: Lead | null, at: number): void {
+  /** Keeps `answer` under `key`, read at `at`, unless the team was forgotten since `team` was handed out. */
+  keep(team: TeamMemory, teamId: number, key: AnswerKey, answer: Remembered, at: number): void {
     if (this.teams.get(teamId) !== team) return;
-    if (this.size >= MEMBERS_MAX) {
+    if (this.size >= ANSWERS_MAX) {
       this.forget();
       return;
     }
-    if (!team.has(memberId)) this.size++;
-    team.set(memberId, { lead, at });
+    if (!team.has(key)) this.size++;
+    team.set(key, { answer, at });
   }
 
   /** Forgets a team's answers, or every team's. */

@@ -239,6 +239,43 @@ for (const engine of enginesUnderTest()) {
       assert.equal((await lastLead(app, poller))?.id, a.id);
     });
 
+    test('the team’s and a subteam’s last leads are remembered too: the same answer while unchanged; a lead and a directory change in the next', async () => {
+      const leads = made.store.leads;
+      const SUBTEAM = 5;
+      const subteam = (members: number[], admins: number[]) =>
+        load(made.store, [{ type: 'subteam', id: SUBTEAM, teamId: TEAM, name: 'Pollers', members, admins }]);
+      await subteam([POLLER], [POLLER]);
+      let team = await leads.lastOfTeam(TEAM);
+      let sub = await leads.lastOfSubteam(TEAM, SUBTEAM, POLLER);
+      // PostgreSQL remembers once its notifications are listened to (begun by the first call).
+      for (let i = 0; i < 50 && (await leads.lastOfTeam(TEAM)) !== team; i++) {
+        await sleep(20);
+        team = await leads.lastOfTeam(TEAM);
+        sub = await leads.lastOfSubteam(TEAM, SUBTEAM, POLLER);
+      }
+      assert.notEqual(team, null);
+      assert.equal(await leads.lastOfTeam(TEAM), team);
+      assert.equal(await leads.lastOfSubteam(TEAM, SUBTEAM, POLLER), sub);
+      assert.equal(sub?.memberIsAdmin, true);
+      assert.equal(sub?.lead?.id, team?.id);
+
+      const epoch = T0 + 20_000_000; // newer than every lead the tests before it create
+      const fields = { name: 'Team Last', isLead: true, apptoapp: false, isManual: false };
+      const lead = newLeadOf({
+        ...{ teamId: TEAM, memberId: POLLER, id: null, epoch, fields, source: 'MANUAL' },
+        ...{ firstName: 'Team', lastName: 'Last' },
+      });
+      assert.equal((await leads.create(lead, null)).kind, 'created');
+      assert.equal((await leads.lastOfTeam(TEAM))?.epoch, epoch);
+      assert.equal((await leads.lastOfSubteam(TEAM, SUBTEAM, POLLER))?.lead?.epoch, epoch);
+
+      await subteam([ADMIN], []);
+      const after = await leads.lastOfSubteam(TEAM, SUBTEAM, POLLER);
+      assert.equal(after?.memberIsAdmin, false, 'no longer the subteam’s admin');
+      assert.equal(after?.lead, null, 'the admin has no lead: the poller left the subteam');
+      assert.equal((await leads.lastOfTeam(TEAM))?.epoch, epoch);
+    });
+
     if (engine === 'sqlite') {
       test('a lead stored by another connection to the file (another process) is in the next answer', async () => {
         const before = await lastLead(app, poller);

@@ -1,6 +1,5 @@
 import postgres, { type Sql } from 'postgres';
-import type { Lead } from '../../leads/lead.js';
-import { LastLeadMemory } from '../last-lead-memory.js';
+import { type AnswerKey, LastLeadMemory, type Remembered } from '../last-lead-memory.js';
 import { FEED_CHANNEL } from './feed-signal.js';
 import { KEYS_CHANNEL } from './keys.js';
 import type { PostgresOptions } from './options.js';
@@ -21,12 +20,14 @@ interface NotifyOption {
 }
 
 /**
- * Members' last leads on PostgreSQL (LastLeadMemory), kept until something may have changed them:
+ * Last-lead answers on PostgreSQL (LastLeadMemory: a member's, the team's, a subteam's with the
+ * asker's access to it), kept until something may have changed them:
  * - this instance's own writes forget at once, before the write is answered (`changed`), so on
  *   one instance a lead stored is in the very next answer;
  * - every instance's writes are announced at commit on FEED_CHANNEL (migration 16's triggers on
- *   `leads` and `webhook_events`: the team's id), and member changes on KEYS_CHANNEL (an import of
- *   the directory: a collector's e-mail or team); both forget — the team's answers, or all;
+ *   `leads` and `webhook_events`: the team's id), and directory changes on KEYS_CHANNEL (an import
+ *   of members and subteams — the only writer of either: a collector's e-mail or team, a
+ *   subteam's members and admins); both forget — the team's answers, or all;
  * - the memory is used only while its listening connection is up: when it closes (the database
  *   stopped or unreachable) everything is forgotten and every call is a query again — so an outage
  *   answers 503 as before from the moment the close is seen (Node reports it in its close phase:
@@ -73,19 +74,19 @@ export class PostgresLastLeads {
     this.listener = postgres(url, options);
   }
 
-  /** `memberId`'s last lead on `teamId`: remembered, or `query`'s answer (then remembered). */
-  async read(teamId: number, memberId: number, query: () => Promise<Lead | null>): Promise<Lead | null> {
+  /** The answer under `key` on `teamId` (AnswerKey): remembered, or `query`'s (then remembered). */
+  async read<T extends Remembered>(teamId: number, key: AnswerKey, query: () => Promise<T>): Promise<T> {
     if (!this.ready) {
       if (!this.closed) this.listening ??= this.listen();
       return query();
     }
     const now = this.now();
-    const known = this.memory.recall(teamId, memberId, now);
+    const known = this.memory.recall<T>(teamId, key, now);
     if (known !== undefined) return known;
     const since = this.memory.since(teamId);
-    const lead = await query();
-    this.memory.keep(since, teamId, memberId, lead, now);
-    return lead;
+    const answer = await query();
+    this.memory.keep(since, teamId, key, answer, now);
+    return answer;
   }
 
   /** A write of this instance committed: `teamId`'s leads (or any team's) may have changed. */

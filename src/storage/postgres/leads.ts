@@ -24,6 +24,7 @@ import type {
 import { foldedText } from '../../leads/text.js';
 import { type V1Piece, v1Pieces } from '../../leads/v1-wire.js';
 import { uuid7 } from '../../shared/uuid7.js';
+import { subteamLast, TEAM_LAST } from '../last-lead-memory.js';
 import { LEAD_ID_DRAWS, leadIdExhausted, leadIds } from '../lead-id.js';
 import { RANGE_BATCH, type RangeThread } from '../range-thread.js';
 import {
@@ -107,8 +108,8 @@ export class PostgresLeadStore implements LeadStore {
   private readonly records: PostgresLeadRecords;
 
   /**
-   * `lastLeads`: where members' last leads are remembered, and told of this store's writes;
-   * null: every lastOfMember is a query (with a read replica: store.ts).
+   * `lastLeads`: where last-lead answers are remembered, and told of this store's writes;
+   * null: every lastOf… is a query (with a read replica: store.ts).
    */
   constructor(
     private readonly sql: Sql,
@@ -135,11 +136,23 @@ export class PostgresLeadStore implements LeadStore {
   }
 
   lastOfTeam(teamId: number): Promise<Lead | null> {
-    return this.one(PG_LEAD_QUERIES.lastOfTeam, [teamId]);
+    const query = () => this.one(PG_LEAD_QUERIES.lastOfTeam, [teamId]);
+    return this.lastLeads === null ? query() : this.lastLeads.read(teamId, TEAM_LAST, query);
   }
 
   /** The access and the lead in one statement (PG_LEAD_QUERIES.lastOfSubteam): one round trip. */
-  async lastOfSubteam(teamId: number, subteamId: number, memberId: number): Promise<SubteamLast | null> {
+  lastOfSubteam(teamId: number, subteamId: number, memberId: number): Promise<SubteamLast | null> {
+    const query = () => this.subteamLast(teamId, subteamId, memberId);
+    return this.lastLeads === null
+      ? query()
+      : this.lastLeads.read(teamId, subteamLast(subteamId, memberId), query);
+  }
+
+  private async subteamLast(
+    teamId: number,
+    subteamId: number,
+    memberId: number,
+  ): Promise<SubteamLast | null> {
     const rows = (await this.reads()
       .unsafe(PG_LEAD_QUERIES.lastOfSubteam, [teamId, subteamId, memberId], { prepare: true })
       .values()) as unknown as [boolean, ...LeadRow][];

@@ -19,7 +19,13 @@ import type {
   WriteResult,
 } from '../../leads/leads.port.js';
 import { type V1Piece, v1Pieces } from '../../leads/v1-wire.js';
-import { LastLeadMemory } from '../last-lead-memory.js';
+import {
+  type AnswerKey,
+  LastLeadMemory,
+  type Remembered,
+  subteamLast,
+  TEAM_LAST,
+} from '../last-lead-memory.js';
 import { RANGE_BATCH, type RangeThread } from '../range-thread.js';
 import {
   LEAD_COLUMNS,
@@ -111,7 +117,7 @@ export class SqliteLeadStore implements LeadStore {
   private readonly creator: SqliteLeadCreator;
   private readonly changer: SqliteLeadChanges;
   private readonly records: SqliteLeadRecords;
-  /** Members' last leads, kept while nothing is committed to the file (FileStamp). */
+  /** Last-lead answers (member, team, subteam), kept while nothing is committed to the file (FileStamp). */
   private readonly lastLeads = new LastLeadMemory();
   private readonly stamp: FileStamp;
 
@@ -137,22 +143,32 @@ export class SqliteLeadStore implements LeadStore {
   }
 
   /**
-   * Answered from memory while the file is unchanged since the answer was read: the stamp is
-   * read on every call, so a lead stored by any connection or process is in the very next answer.
+   * The last-lead reads are answered from memory while the file is unchanged since the answer was
+   * read: the stamp is read on every call, so a lead stored by any connection or process — or a
+   * directory change, for a subteam's — is in the very next answer.
    */
   async lastOfMember(teamId: number, memberId: number): Promise<Lead | null> {
-    if (this.stamp.moved()) this.lastLeads.forget();
-    const known = this.lastLeads.recall(teamId, memberId, 0);
-    if (known !== undefined) return known;
-    const row = this.lastOfMemberStmt.get(teamId, memberId) as LeadRow | undefined;
-    const lead = row === undefined ? null : toLead(row);
-    this.lastLeads.keep(this.lastLeads.since(teamId), teamId, memberId, lead, 0);
-    return lead;
+    return this.remembered(teamId, memberId, () => {
+      const row = this.lastOfMemberStmt.get(teamId, memberId) as LeadRow | undefined;
+      return row === undefined ? null : toLead(row);
+    });
   }
 
   async lastOfTeam(teamId: number): Promise<Lead | null> {
-    const row = this.lastOfTeamStmt.get(teamId) as LeadRow | undefined;
-    return row === undefined ? null : toLead(row);
+    return this.remembered(teamId, TEAM_LAST, () => {
+      const row = this.lastOfTeamStmt.get(teamId) as LeadRow | undefined;
+      return row === undefined ? null : toLead(row);
+    });
+  }
+
+  /** The answer under `key` (AnswerKey) while the file is unchanged, else `read`'s, then kept. */
+  private remembered<T extends Remembered>(teamId: number, key: AnswerKey, read: () => T): T {
+    if (this.stamp.moved()) this.lastLeads.forget();
+    const known = this.lastLeads.recall<T>(teamId, key, 0);
+    if (known !== undefined) return known;
+    const answer = read();
+    this.lastLeads.keep(this.lastLeads.since(teamId), teamId, key, answer, 0);
+    return answer;
   }
 
   /**
@@ -162,6 +178,12 @@ export class SqliteLeadStore implements LeadStore {
    * the team has more leads than it, are the members' last leads compared, one seek each.
    */
   async lastOfSubteam(teamId: number, subteamId: number, memberId: number): Promise<SubteamLast | null> {
+    return this.remembered(teamId, subteamLast(subteamId, memberId), () =>
+      this.subteamLast(teamId, subteamId, memberId),
+    );
+  }
+
+  private subteamLast(teamId: number, subteamId: number, memberId: number): SubteamLast | null {
     const access = this.subteamAccessStmt.get(memberId, subteamId, teamId) as
       | { is_admin: number }
       | undefined;
