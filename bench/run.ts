@@ -15,6 +15,8 @@
  * BENCH_IMPORTED_AT_MOST (default 1000000: larger sizes are imported up to it, then copied in SQL),
  * BENCH_BROWNOUT_AHEAD=1 (a v1 brownout 5 days ahead of the bench key: every v1 answer carries Warning),
  * BENCH_SCENARIOS=p1,p6 (a subset of p1,p2,p3a,p3bc,p4,p5,p6; RESULTS.md is then not written),
+ * BENCH_INSTRUCTIONS=0 (P1 runs no instruction count: bench/scenarios/p1-instructions.ts, valgrind;
+ * =1 makes a smoke run count too, 200 requests a round),
  * LEADLINE_TEST_DATABASE_URL (PostgreSQL, default postgres://postgres@127.0.0.1:5432/test),
  * LEADLINE_TEST_REDIS_URL (P1's leadline with Redis, default redis://127.0.0.1:6379).
  *
@@ -54,6 +56,7 @@ import { report, writeResults } from './harness/report.js';
 import { jsonServer, type Served, serve, stopServers } from './harness/servers.js';
 import { dir, prepare, removeStores, writeSeed } from './harness/stores.js';
 import { LOADGEN } from './load.js';
+import * as p1i from './scenarios/p1-instructions.js';
 import * as p1 from './scenarios/p1-last-lead-throughput.js';
 import * as p2 from './scenarios/p2-last-lead-by-size.js';
 import * as p3a from './scenarios/p3a-range-read.js';
@@ -131,8 +134,11 @@ async function main(): Promise<string> {
 
   await warmUp(jobs);
   await runRounds(jobs, t0);
+  const counted = main.find((s) => s.engine === 'sqlite' && s.variant === undefined);
+  if (has('p1') && p1i.COUNTED && counted !== undefined) await p1i.countInstructions(counted);
   const scenarios = [
     ['p1', p1],
+    ['p1', p1i],
     ['p2', p2],
     ['p3a', p3a],
     ['p3bc', p3bc],

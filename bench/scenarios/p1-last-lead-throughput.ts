@@ -1,8 +1,9 @@
 /**
  * P1 (issue 16): getLastLead's throughput at 10 connections, 1M leads, against the *ideal data
  * path* (bench/ideal.ts behind bare node:http: the key verified once and remembered while the
- * store says nothing changed, the same prepared query, the same v1 body) — ≥ 0.85× on SQLite,
- * ≥ 0.7× on PostgreSQL with and without Redis. Beside it, as lines without a target: the same
+ * store says nothing changed, the same prepared query, the same v1 body) — ≥ 0.7× on PostgreSQL
+ * with and without Redis; issue 43's stretch, ≥ 1.0× on both engines. P1 SQLite itself is
+ * counted in instructions since issue 43 (p1-instructions.ts). Beside it, as lines without a target: the same
  * work as a minimal Fastify app (the framework's cost, and what is leadline's own), and the
  * earlier yardsticks: bare node:http answering a constant, node:http reading the key on every
  * request (the former bench/reference-same-work.ts), the raw driver in-process.
@@ -160,12 +161,14 @@ export function rows(engine: Engine): Row[] {
   if (engine === 'sqlite') {
     const last = `last.c10.${tm}`;
     return [
+      // Issue 43: P1 SQLite is decided in instructions (p1-instructions.ts); this ratio, issue
+      // 16's 0.85 before, is the stretch's now — beyond the ideal on node:http.
       ratio(
-        'P1',
+        'Stretch',
         `getLastLead throughput ÷ the ideal data path (node:http, key remembered while data_version holds, same query and v1 body), ${at}`,
         last,
         ideal,
-        0.85,
+        1,
       ),
       ...fw,
       ratio(
@@ -204,6 +207,13 @@ export function rows(engine: Engine): Row[] {
       redis,
       ideal,
       0.7,
+    ),
+    ratio(
+      'Stretch',
+      `getLastLead throughput, no Redis ÷ the ideal data path, ${at}: beyond the ideal, which makes a round trip every time`,
+      shared,
+      ideal,
+      1,
     ),
     ...fw,
     ratio(
