@@ -295,7 +295,7 @@ for (const engine of enginesUnderTest()) {
 }
 
 if (enginesUnderTest().includes('postgres')) {
-  describe('getLastLead from memory across PostgreSQL instances: at most LAST_LEAD_MEMORY_MS behind', () => {
+  describe('last leads from memory across PostgreSQL instances: at most LAST_LEAD_MEMORY_MS behind', () => {
     let made: EngineStore;
     let second: PostgresStore;
     let a: FastifyInstance;
@@ -343,6 +343,33 @@ if (enginesUnderTest().includes('postgres')) {
       }
       t.diagnostic(`lags behind the write (ms): ${lags.join(', ')}`);
       assert.ok(Math.max(...lags) < LAST_LEAD_MEMORY_MS, `lags ${lags.join(', ')} ms`);
+    });
+
+    test('a subteam re-imported on one instance reaches the other’s getLastLeadSubTeam answers, well within the bound', async () => {
+      const SUBTEAM = 6;
+      const subteam = (admins: number[]) =>
+        load(made.store, [
+          { type: 'subteam', id: SUBTEAM, teamId: TEAM, name: 'Across', members: [POLLER], admins },
+        ]);
+      await subteam([POLLER]);
+      const other = second.leads;
+      let seen = await other.lastOfSubteam(TEAM, SUBTEAM, POLLER);
+      for (let i = 0; i < 50 && (await other.lastOfSubteam(TEAM, SUBTEAM, POLLER)) !== seen; i++) {
+        await sleep(20);
+        seen = await other.lastOfSubteam(TEAM, SUBTEAM, POLLER);
+      }
+      assert.equal(seen?.memberIsAdmin, true);
+      const since = Date.now();
+      await subteam([]);
+      for (;;) {
+        const got = await other.lastOfSubteam(TEAM, SUBTEAM, POLLER);
+        if (got?.memberIsAdmin === false) break;
+        assert.ok(Date.now() - since <= 5 * LAST_LEAD_MEMORY_MS, 'the other instance never caught up');
+        await sleep(2);
+      }
+      const took = Date.now() - since;
+      assert.ok(took < LAST_LEAD_MEMORY_MS, `${took} ms`);
+      assert.equal((await other.lastOfSubteam(TEAM, SUBTEAM, POLLER))?.memberIsAdmin, false);
     });
 
     test('a change whose notification never comes is in the other instance’s answers within the bound', async () => {
