@@ -22,10 +22,11 @@ type TeamMemory = Map<AnswerKey, { answer: Remembered; at: number }>;
 
 /**
  * The last-lead operations' answers (a member's, the team's or a subteam's newest live lead, or
- * none), remembered per team — most of those calls are integrations polling a member whose newest
- * lead has not changed (issue 43's stretch; docs/v1-reference.md "Repeated getLastLead"). The engine decides when an answer may
- * be out of date and calls `forget`: SQLite on every change to the file (FileStamp), PostgreSQL
- * on its own writes and on the notifications of every instance's (postgres/last-leads.ts).
+ * none), remembered per team — most of those calls are integrations polling a member whose
+ * newest lead has not changed (issue 43's stretch; docs/v1-reference.md "Repeated
+ * getLastLead"). The engine decides when an answer may be out of date and calls `forget`: SQLite
+ * on every change to the file (FileStamp), PostgreSQL on its own writes and on the notifications
+ * of every instance's (postgres/last-leads.ts).
  *
  * A read that began before a `forget` must not keep its answer after it: `since(team)` hands out
  * the team's memory as it is when the read begins, and `keep` stores only into that same memory,
