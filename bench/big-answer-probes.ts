@@ -8,21 +8,17 @@
  *
  * Needs member 1 (an admin of team 1) in the store; a legacy-v1 key for it is created.
  */
-import { createKey } from '../src/keys/create-key.js';
-import { PostgresStore } from '../src/storage/postgres/store.js';
-import { SqliteStore } from '../src/storage/sqlite/store.js';
+
 import { BIN, freePort, SERVER_ENV, startPinned, stop } from './lib.js';
 import { probe, quantile, readAll, rssOf } from './load.js';
+import { memberOneKey } from './member-key.js';
 
 const [flag, where] = process.argv.slice(2);
 if ((flag !== '--db' && flag !== '--database-url') || where === undefined) {
   console.error('usage: bench/big-answer-probes.ts --db <file> | --database-url <url>');
   process.exit(2);
 }
-const store = flag === '--db' ? SqliteStore.open(where) : PostgresStore.open(where);
-await store.migrate();
-const { key } = await createKey(store, { member: 1, legacyV1: true });
-await store.close();
+const key = await memberOneKey(flag, where);
 
 // --trace-gc lines: "… Scavenge 36.9 (54.5) -> 26.8 (59.5) MB, 8.54 / 0.31 ms …"; pause = first figure.
 let measuring = false;

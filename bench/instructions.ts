@@ -34,10 +34,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createKey } from '../src/keys/create-key.js';
-import { PostgresStore } from '../src/storage/postgres/store.js';
-import { SqliteStore } from '../src/storage/sqlite/store.js';
 import { BIN, freePort, median, SERVER_ENV } from './lib.js';
+import { memberOneKey } from './member-key.js';
 
 const [flag, where, requestsArg = '10000'] = process.argv.slice(2);
 if ((flag !== '--db' && flag !== '--database-url') || where === undefined) {
@@ -52,10 +50,7 @@ const START_TIMEOUT_MS = Number(process.env.INSTRUCTIONS_START_MS ?? 300_000);
 const engine = flag === '--db' ? 'sqlite' : 'postgres';
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
-const store = flag === '--db' ? SqliteStore.open(where) : PostgresStore.open(where);
-await store.migrate();
-const { key } = await createKey(store, { member: 1, legacyV1: true });
-await store.close();
+const key = await memberOneKey(flag, where);
 
 /** How each target is started on `port`: node's arguments and environment. */
 const TARGETS: Record<string, (port: number) => { args: string[]; env: Record<string, string> }> = {

@@ -18,12 +18,10 @@ import { readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createKey } from '../src/keys/create-key.js';
-import { PostgresStore } from '../src/storage/postgres/store.js';
-import { SqliteStore } from '../src/storage/sqlite/store.js';
 import { frameLabel, type ProfileNode, readProfile, sampleTimes } from './cpu-profile.js';
 import { BIN, freePort, SERVER_ENV, startPinned, stop } from './lib.js';
 import { drive } from './load.js';
+import { memberOneKey } from './member-key.js';
 
 const [flag, where, op = 'getLastLead', body] = process.argv.slice(2);
 if ((flag !== '--db' && flag !== '--database-url') || where === undefined) {
@@ -37,10 +35,7 @@ const seconds = Number(process.env.PROFILE_SECONDS ?? 5);
 const PROFILE_METRICS = process.env.PROFILE_METRICS ?? 'on';
 const { LEADLINE_METRICS_TOKEN: _token, ...OFF_ENV } = SERVER_ENV;
 const dir = process.env.PROFILE_DIR ?? join(tmpdir(), 'leadline-profiles');
-const store = flag === '--db' ? SqliteStore.open(where) : PostgresStore.open(where);
-await store.migrate();
-const { key } = await createKey(store, { member: 1, legacyV1: true });
-await store.close();
+const key = await memberOneKey(flag, where);
 const TARGET = process.env.PROFILE_TARGET ?? 'leadline';
 const REFERENCES: Record<string, string> = {
   ideal: 'reference-ideal.ts',

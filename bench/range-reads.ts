@@ -14,21 +14,17 @@
 import { execFileSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { createKey } from '../src/keys/create-key.js';
 import { LEAD_COLUMNS } from '../src/storage/rows.js';
-import { SqliteStore } from '../src/storage/sqlite/store.js';
 import { BIN, freePort, SERVER_ENV, startPinned, stop } from './lib.js';
 import { readAll } from './load.js';
+import { memberOneKey } from './member-key.js';
 
 const [file, rounds = '3', ...flags] = process.argv.slice(2);
 if (file === undefined) {
   console.error('usage: bench/range-reads.ts <store.db> [rounds] [node flags for the server…]');
   process.exit(2);
 }
-const store = SqliteStore.open(file);
-await store.migrate();
-const { key } = await createKey(store, { member: 1, legacyV1: true });
-await store.close();
+const key = await memberOneKey('--db', file);
 
 const db = new Database(file, { readonly: true });
 const { epoch: end } = db

@@ -7,20 +7,17 @@
  *
  * Needs member 1 (an admin of team 1) in the store (`leadline seed` makes one).
  */
-import { createKey } from '../src/keys/create-key.js';
-import { SqliteStore } from '../src/storage/sqlite/store.js';
+
 import { BIN, freePort, SERVER_ENV, startPinned, stop } from './lib.js';
 import { probe, rssOf } from './load.js';
+import { memberOneKey } from './member-key.js';
 
 const [flag, file] = process.argv.slice(2);
 if (flag !== '--db' || file === undefined) {
   console.error('usage: bench/range-thread-start.ts --db <file>');
   process.exit(2);
 }
-const store = SqliteStore.open(file);
-await store.migrate();
-const { key } = await createKey(store, { member: 1, legacyV1: true });
-await store.close();
+const key = await memberOneKey('--db', file);
 
 const port = await freePort();
 const server = await startPinned(
