@@ -3,6 +3,7 @@
 // `npx leadline …` of a checkout, which npm installs into its npx cache as a link to the checkout
 // and prepares like any directory dependency. That call rebuilt a current dist/ (~20 s on an idle
 // machine, issue 37 §5); the build now runs only when dist/ is missing or older than a source.
+// `npm test` runs it first too (`pretest`), so a CI run that has just built does not build again.
 // (test/support/server-process.ts makes the same check before a test starts the built command.)
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';

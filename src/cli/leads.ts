@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { mergeLeads } from '../leads/merge-leads.js';
-import { updateLead } from '../leads/update-lead.js';
 import { leadToV2 } from '../leads/v2-wire.js';
 import { AppError } from '../shared/errors.js';
 import type { CommandContext } from './command-context.js';
@@ -39,7 +37,11 @@ const team = (v: string): number => {
   return Number(v);
 };
 
-/** `leadline leads update|merge` (docs/cli.md): the operator's corrections, through the API's use cases. */
+/**
+ * `leadline leads update|merge` (docs/cli.md): the operator's corrections, through the API's use
+ * cases. Those are imported when the command runs: they check patches with TypeBox's compiler,
+ * whose ~700 modules would otherwise load on every `leadline` start (docs/cli.md "Start-up").
+ */
 export function registerLeadCommands(program: Command, withContext: CommandContext): void {
   const leads = program.command('leads').description("correct and merge a team's leads (source: cli)");
   leads
@@ -56,6 +58,7 @@ export function registerLeadCommands(program: Command, withContext: CommandConte
     .option('--if-version <n>', 'only if the lead is still at this version')
     .action((leadId: string, opts: { team: string; set: string[]; patch?: string; ifVersion?: string }) =>
       withContext(async ({ store, out }) => {
+        const { updateLead } = await import('../leads/update-lead.js');
         const { lead, changed } = await updateLead(store, {
           by: { operator: { teamId: team(opts.team) } },
           leadId,
@@ -76,6 +79,7 @@ export function registerLeadCommands(program: Command, withContext: CommandConte
     .requiredOption('--team <id>', "the leads' team")
     .action((survivorId: string, mergedIds: string[], opts: { team: string }) =>
       withContext(async ({ store, out }) => {
+        const { mergeLeads } = await import('../leads/merge-leads.js');
         const lead = await mergeLeads(store, {
           by: { operator: { teamId: team(opts.team) } },
           leadId: survivorId,

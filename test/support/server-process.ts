@@ -9,8 +9,9 @@ export const BIN = fileURLToPath(new URL('../../bin/leadline.js', import.meta.ur
 /**
  * The `leadline` command runs the compiled dist/, not src/: a test run straight from a checkout
  * whose dist/ is missing or older than a source file tests yesterday's code, and fails (or
- * passes) for reasons the test does not name. `npm test` builds first (`pretest`); a single
- * file run by hand (`node --import tsx --test test/cli/…`) does not, so say so up front.
+ * passes) for reasons the test does not name. `npm test` builds first when dist/ is stale
+ * (`pretest`: scripts/prepare.mjs, the same check); a single file run by hand
+ * (`node --import tsx --test test/cli/…`) does not, so say so up front.
  */
 function staleBuild(): string | null {
   const root = fileURLToPath(new URL('../..', import.meta.url));
