@@ -8,7 +8,6 @@
  *
  * Needs member 1 (an admin of team 1) in the store; a legacy-v1 key for it is created.
  */
-
 import { BIN, freePort, SERVER_ENV, startPinned, stop } from './lib.js';
 import { probe, quantile, readAll, rssOf } from './load.js';
 import { memberOneKey } from './member-key.js';

@@ -7,7 +7,6 @@
  *
  * Needs member 1 (an admin of team 1) in the store (`leadline seed` makes one).
  */
-
 import { BIN, freePort, SERVER_ENV, startPinned, stop } from './lib.js';
 import { probe, rssOf } from './load.js';
 import { memberOneKey } from './member-key.js';

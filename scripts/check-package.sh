@@ -24,13 +24,12 @@ fail() {
 # LEADLINE_PACKAGE_TARBALL: a tarball packed from this checkout already (.ci/node-lts passes the
 # one the Node 20 run packed: packing rebuilds dist/, and tsc's output is the same under any Node),
 # checked and installed as if packed here. LEADLINE_PACKAGE_KEEP: where to copy the tarball packed.
+mkdir "$work/pack"
 if [ -n "${LEADLINE_PACKAGE_TARBALL:-}" ]; then
   echo "--- the tarball packed before: $LEADLINE_PACKAGE_TARBALL"
-  mkdir "$work/pack"
   cp "$LEADLINE_PACKAGE_TARBALL" "$work/pack/"
 else
   echo "--- npm pack"
-  mkdir "$work/pack"
   npm pack --pack-destination "$work/pack" >"$work/pack.log" 2>&1 || { cat "$work/pack.log"; fail "npm pack failed"; }
 fi
 tarball="$(ls "$work"/pack/*.tgz)"
