@@ -7,7 +7,9 @@
  * prepares records in a worker while the other writes; the bench itself is pinned to CPU 1, and
  * a child inherits that). The raw load is `node bench/raw-load-process.mjs` (plain JavaScript:
  * node starts, opens the store with the driver, loads, exits), one thread by nature; the seconds
- * of its load alone, which P5 compared before, are kept beside (`rawload-inner`).
+ * of its load alone, which P5 compared before, are kept beside (`rawload-inner`). On PostgreSQL
+ * each side starts after a `CHECKPOINT` (stores.ts `checkpoint`): without it the server's
+ * checkpoints, one every two or three loads here, fell inside whichever side crossed the line.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,7 +17,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ENGINES, type Engine, IMPORT_LEADS, log, PG_BASE, ROUNDS } from '../harness/config.js';
 import { add, engineName, f2, med, type Row, sizeName } from '../harness/figures.js';
-import { dir, freshStore, schemaName, writeSeed } from '../harness/stores.js';
+import { checkpoint, dir, freshStore, schemaName, writeSeed } from '../harness/stores.js';
 import { BIN } from '../lib.js';
 import { dumpPostgres, dumpSqlite } from '../raw-load.js';
 
@@ -30,6 +32,7 @@ export async function importScenario(): Promise<void> {
       log(`P5 ${engine}: fresh store`);
       const imp = await freshStore(engine, 'import');
       await imp.store.close();
+      if (engine === 'postgres') await checkpoint();
       log(`P5 ${engine}: importing`);
       add(`import.${engine}`, await commandImport(engine, imp.where, file));
       if (dumped[engine] === undefined) {
@@ -42,6 +45,7 @@ export async function importScenario(): Promise<void> {
       log(`P5 ${engine}: raw load`);
       const raw = await freshStore(engine, 'raw');
       await raw.store.close();
+      if (engine === 'postgres') await checkpoint();
       const d = dumped[engine]!;
       const run = await rawLoadProcess(engine, raw.where, d === true ? null : d);
       add(`rawload.${engine}`, run.whole);

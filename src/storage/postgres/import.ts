@@ -12,6 +12,9 @@ import { searchText, textColumns } from './text.js';
 
 const STAGE_BATCH = 1000;
 
+/** First key of the advisory lock an import holds (start); the second is its store's `leads`. */
+const IMPORT_LOCK = 747_183;
+
 /** A stored lead's values (`l`) as a change's JSON (LeadValues, endpoint-rows.ts eventData). */
 const VALUES_JSON = `json_build_object('time', l.time, 'userPid', l.user_pid, 'kind', l.kind,
   'locationShared', l.location_shared, 'lat', l.lat, 'long', l.long, 'fields', l.fields, 'source', l.source,
@@ -83,6 +86,10 @@ export class PostgresImportWriter implements ImportWriter {
   static async start(tx: TransactionSql): Promise<PostgresImportWriter> {
     // An import may run longer than the statement timeout that protects requests.
     await tx`SET LOCAL statement_timeout = 0`;
+    // Imports into one store take turns, as on SQLite (its writer holds the file): a second one
+    // waits for the first to end, then finds its leads stored. Keyed by this store's `leads`
+    // table, so stores in other schemas of the database import at the same time.
+    await tx`SELECT pg_advisory_xact_lock(${IMPORT_LOCK}, 'leads'::regclass::oid::int)`;
     await tx.unsafe(
       'CREATE TEMP TABLE import_staged (ordinal bigint PRIMARY KEY, source text, text text) ON COMMIT DROP',
     );
@@ -195,7 +202,11 @@ export class PostgresImportWriter implements ImportWriter {
     // COPY the server refuses (its stream is dropped before the error arrives), so a bad batch or
     // a lost connection would hang the import instead of failing it.
     // `old`: the stored leads with a batch lead's identity, as they were before the statement
-    // (every part of one statement reads the same snapshot), for the events of those it changes.
+    // (every part of one statement reads the same snapshot). The others are inserted — a plain
+    // insert: `ON CONFLICT` costs a speculative insertion a row (~10 % more of the server's time
+    // on 100k leads, bench/misses.md "P5: the import's rows cheaper"), and imports of one store
+    // take turns (start), so no other import writes an identity meanwhile. The stored ones are
+    // updated when their values differ, with the events of those changed.
     const written = this.tx<{ created: number; changed: number }[]>`WITH u AS (
         SELECT * FROM unnest(${c('bigint', (l) => l.teamId)}, ${c('bigint', (l) => l.memberId)},
             ${c('text', (l) => l.id)}, ${c('bigint', (l) => l.epoch)}, ${c('text', (l) => l.time)},
@@ -208,7 +219,7 @@ export class PostgresImportWriter implements ImportWriter {
             long, fields, uuid, source, has_email, first_name, last_name, f1, f2, f3, f4, f5, f6, f7, search,
             event_id, ord)
       ), old AS (
-        SELECT l.seq, l.team_id, l.txid, u.event_id, ${this.tx.unsafe(VALUES_JSON)} AS before FROM leads l
+        SELECT l.seq, l.team_id, l.txid, u.ord, ${this.tx.unsafe(VALUES_JSON)} AS before FROM leads l
         JOIN u ON l.team_id = u.team_id AND l.member_id = u.member_id AND l.lead_id = u.lead_id AND l.epoch = u.epoch
       ), ins AS (
         INSERT INTO leads (team_id, seq, member_id, lead_id, epoch, time, user_pid, kind, location_shared,
@@ -216,33 +227,36 @@ export class PostgresImportWriter implements ImportWriter {
         SELECT team_id, nextval('leads_seq'), member_id, lead_id, epoch, time, user_pid, kind, location_shared,
           lat, long, fields, uuid, ${this.now}, source, has_email, first_name, last_name,
           ARRAY[f1, f2, f3, f4, f5, f6, f7], search
-        FROM u ORDER BY ord
+        FROM u WHERE NOT EXISTS (SELECT FROM old WHERE old.ord = u.ord) ORDER BY ord
+        RETURNING team_id, seq, uuid
+      ), upd AS (
         -- A stored lead whose values differ is changed: its values, its place in the feed (this
         -- transaction's txid), its version. Already written by this import (its txid is this
         -- transaction's): its last values win, its version stays. Merged or the same: left alone.
-        ON CONFLICT (team_id, member_id, lead_id, epoch) DO UPDATE SET time = EXCLUDED.time,
-          user_pid = EXCLUDED.user_pid, kind = EXCLUDED.kind, location_shared = EXCLUDED.location_shared,
-          lat = EXCLUDED.lat, long = EXCLUDED.long, fields = EXCLUDED.fields, source = EXCLUDED.source,
-          has_email = EXCLUDED.has_email, first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name,
-          text_fields = EXCLUDED.text_fields, search = EXCLUDED.search,
-          version = leads.version + CASE WHEN leads.txid = EXCLUDED.txid THEN 0 ELSE 1 END,
-          changed_via = CASE WHEN leads.txid = EXCLUDED.txid THEN leads.changed_via ELSE 'import' END,
-          changed_at = CASE WHEN leads.txid = EXCLUDED.txid THEN leads.changed_at ELSE ${this.now} END,
-          txid = EXCLUDED.txid
-        WHERE leads.merged_into IS NULL AND leads.erased_at IS NULL AND (leads.time, leads.user_pid, leads.kind, leads.location_shared,
-            leads.lat, leads.long, leads.fields, leads.source, leads.first_name, leads.last_name)
-          IS DISTINCT FROM (EXCLUDED.time, EXCLUDED.user_pid, EXCLUDED.kind, EXCLUDED.location_shared,
-            EXCLUDED.lat, EXCLUDED.long, EXCLUDED.fields, EXCLUDED.source, EXCLUDED.first_name, EXCLUDED.last_name)
-        RETURNING (xmax = 0) AS inserted, team_id, seq, uuid, txid, version, ${this.tx.unsafe(VALUES_JSON.replaceAll('l.', 'leads.'))} AS after
+        UPDATE leads SET time = u.time, user_pid = u.user_pid, kind = u.kind,
+          location_shared = u.location_shared, lat = u.lat, long = u.long, fields = u.fields,
+          source = u.source, has_email = u.has_email, first_name = u.first_name, last_name = u.last_name,
+          text_fields = ARRAY[u.f1, u.f2, u.f3, u.f4, u.f5, u.f6, u.f7], search = u.search,
+          version = leads.version + CASE WHEN leads.txid = pg_current_xact_id()::text::bigint THEN 0 ELSE 1 END,
+          changed_via = CASE WHEN leads.txid = pg_current_xact_id()::text::bigint THEN leads.changed_via ELSE 'import' END,
+          changed_at = CASE WHEN leads.txid = pg_current_xact_id()::text::bigint THEN leads.changed_at ELSE ${this.now} END,
+          txid = pg_current_xact_id()::text::bigint
+        FROM old JOIN u ON u.ord = old.ord
+        WHERE leads.team_id = old.team_id AND leads.seq = old.seq
+          AND leads.merged_into IS NULL AND leads.erased_at IS NULL AND (leads.time, leads.user_pid, leads.kind,
+            leads.location_shared, leads.lat, leads.long, leads.fields, leads.source, leads.first_name, leads.last_name)
+          IS DISTINCT FROM (u.time, u.user_pid, u.kind, u.location_shared, u.lat, u.long, u.fields, u.source,
+            u.first_name, u.last_name)
+        RETURNING leads.team_id, leads.seq, leads.version, old.txid AS was, u.event_id, old.before,
+          ${this.tx.unsafe(VALUES_JSON.replaceAll('l.', 'leads.'))} AS after
       ), changed AS (
-        SELECT ins.team_id, ins.seq, ins.version, o.event_id, o.before, ins.after FROM ins JOIN old o ON o.team_id = ins.team_id AND o.seq = ins.seq
-        WHERE NOT ins.inserted AND o.txid <> ins.txid
+        -- Changed by this import before: its first change's event stands.
+        SELECT * FROM upd WHERE was <> pg_current_xact_id()::text::bigint
       ), created_events AS (
         -- A new lead's lead.created event, in this transaction (the event log: docs/v2.md "Events").
         INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at)
         SELECT u.event_id, ins.team_id, 'lead.created', ins.seq, ${this.now}
         FROM ins JOIN u ON u.uuid = ins.uuid
-        WHERE ins.inserted
         ORDER BY ins.seq
       ), changed_events AS (
         INSERT INTO webhook_events (id, team_id, type, lead_seq, created_at, data)
@@ -252,8 +266,8 @@ export class PostgresImportWriter implements ImportWriter {
         FROM changed
         ORDER BY seq
       )
-      SELECT (count(*) FILTER (WHERE inserted))::int AS created,
-        (SELECT count(*) FROM changed)::int AS changed FROM ins`.then(([row]) => {
+      SELECT (SELECT count(*) FROM ins)::int AS created,
+        (SELECT count(*) FROM changed)::int AS changed`.then(([row]) => {
       this.newLeads += row?.created ?? 0;
       this.changed += row?.changed ?? 0;
     });
