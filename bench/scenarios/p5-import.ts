@@ -34,7 +34,8 @@ export async function importScenario(): Promise<void> {
       await imp.store.close();
       if (engine === 'postgres') await checkpoint();
       log(`P5 ${engine}: importing`);
-      add(`import.${engine}`, await commandImport(engine, imp.where, file));
+      const imported = await commandImport(engine, imp.where, file);
+      add(`import.${engine}`, imported);
       if (dumped[engine] === undefined) {
         if (engine === 'sqlite') dumped[engine] = dumpSqlite(imp.where, dir);
         else {
@@ -50,7 +51,9 @@ export async function importScenario(): Promise<void> {
       const run = await rawLoadProcess(engine, raw.where, d === true ? null : d);
       add(`rawload.${engine}`, run.whole);
       add(`rawload-inner.${engine}`, run.inner);
-      log(`P5 round ${round + 1} ${engine}: import ${med(`import.${engine}`).toFixed(2)} s`);
+      log(
+        `P5 round ${round + 1} ${engine}: import ${f2(imported)} s, raw ${f2(run.whole)} s (${f2(run.whole / imported)})`,
+      );
     }
   }
 }

@@ -202,11 +202,11 @@ export class PostgresImportWriter implements ImportWriter {
     // COPY the server refuses (its stream is dropped before the error arrives), so a bad batch or
     // a lost connection would hang the import instead of failing it.
     // `old`: the stored leads with a batch lead's identity, as they were before the statement
-    // (every part of one statement reads the same snapshot). The others are inserted — a plain
-    // insert: `ON CONFLICT` costs a speculative insertion a row (~10 % more of the server's time
-    // on 100k leads, bench/misses.md "P5: the import's rows cheaper"), and imports of one store
-    // take turns (start), so no other import writes an identity meanwhile. The stored ones are
-    // updated when their values differ, with the events of those changed.
+    // (every part of one statement reads the same snapshot). The others are inserted with a
+    // plain INSERT: `ON CONFLICT` costs a speculative insertion a row (~10 % more of the server's
+    // time, bench/RESULTS.md "P5 on PostgreSQL: the import's rows cheaper"), and imports of one
+    // store take turns (start), so no other import writes an identity meanwhile. The stored ones
+    // are updated when their values differ, with the events of those changed.
     const written = this.tx<{ created: number; changed: number }[]>`WITH u AS (
         SELECT * FROM unnest(${c('bigint', (l) => l.teamId)}, ${c('bigint', (l) => l.memberId)},
             ${c('text', (l) => l.id)}, ${c('bigint', (l) => l.epoch)}, ${c('text', (l) => l.time)},
