@@ -83,6 +83,12 @@ async function serveAll(): Promise<Served[]> {
 
 async function main(): Promise<string> {
   const t0 = Date.now();
+  // autocannon rounds latencies to whole milliseconds, which leaves the latency ratios (P2, P4,
+  // P6) without a number: a full run without wrk used to fail only at its report, an hour in.
+  const latencies = (['p2', 'p4', 'p6'] as const).some((s) => SCENARIOS.has(s));
+  if (!SMOKE && latencies && LOADGEN !== 'wrk' && process.env.BENCH_LOADGEN !== 'autocannon') {
+    throw new Error('wrk is not installed (apt-get install wrk): P2, P4 and P6 need its µs latencies');
+  }
   // The servers run dist/ (bin/leadline.js): compile it from the src/ measured.
   if (!SMOKE) execSync('npm run build', { stdio: 'ignore' });
   log(

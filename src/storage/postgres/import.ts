@@ -250,7 +250,7 @@ export class PostgresImportWriter implements ImportWriter {
         RETURNING leads.team_id, leads.seq, leads.version, old.txid AS was, u.event_id, old.before,
           ${this.tx.unsafe(VALUES_JSON.replaceAll('l.', 'leads.'))} AS after
       ), changed AS (
-        -- Changed by this import before: its first change's event stands.
+        -- A lead this import wrote before (its txid is this transaction's) gets no second event.
         SELECT * FROM upd WHERE was <> pg_current_xact_id()::text::bigint
       ), created_events AS (
         -- A new lead's lead.created event, in this transaction (the event log: docs/v2.md "Events").
