@@ -16,7 +16,8 @@ postmaster=$(psql "$url" -Atc 'SHOW data_directory' | xargs -I{} head -1 {}/post
 server_ticks() { awk '{print $14 + $15 + $16 + $17}' "/proc/$postmaster/stat"; }
 tick=$(getconf CLK_TCK)
 store="$url$([[ $url == *\?* ]] && echo '&' || echo '?')search_path=import_pairs"
-trap 'psql -q "$url" -c "DROP SCHEMA IF EXISTS import_pairs CASCADE" 2>/dev/null' EXIT
+times=$(mktemp)
+trap 'rm -f "$times"; psql -q "$url" -c "DROP SCHEMA IF EXISTS import_pairs CASCADE" 2>/dev/null' EXIT
 for ((i = 1; i <= pairs; i++)); do
   for side in old new; do
     dir=${!side}
@@ -24,12 +25,12 @@ for ((i = 1; i <= pairs; i++)); do
     node "$dir/bin/leadline.js" --database-url "$store" migrate > /dev/null
     psql -q "$url" -c CHECKPOINT
     before=$(server_ticks)
-    /usr/bin/time -o /tmp/import-pairs.time -f '%e %U %S' \
+    /usr/bin/time -o "$times" -f '%e %U %S' \
       taskset -c 0,1 node "$dir/bin/leadline.js" --database-url "$store" import --json "$file" > /dev/null
     sleep 0.5 # the backend is reaped once the command's connections close
     after=$(server_ticks)
-    read -r wall user sys < /tmp/import-pairs.time
-    printf '%s %d wall %s user %s sys %s server %.2f\n' "$side" "$i" "$wall" "$user" "$sys" \
-      "$(echo "($after - $before) / $tick" | bc -l)"
+    read -r wall user sys < "$times"
+    printf '%s %d wall %s user %s sys %s server %s\n' "$side" "$i" "$wall" "$user" "$sys" \
+      "$(awk -v t="$((after - before))" -v hz="$tick" 'BEGIN { printf "%.2f", t / hz }')"
   done
 done
