@@ -38,7 +38,8 @@ export interface ServerProcess {
   logs: string[];
   /** What the server wrote to stderr so far (the demo banner, a start failure). */
   stderr(): string;
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Sends `signal` and waits for the exit; a server not gone after `killAfterMs` (30 s) is killed. */
+  stop(signal?: NodeJS.Signals, killAfterMs?: number): Promise<number | null>;
 }
 
 /** Servers started and not yet exited: `stopAll` ends the ones a failed test left running. */
@@ -99,13 +100,13 @@ export async function startServerProcess(
     url,
     logs,
     stderr: () => stderr,
-    async stop(signal = 'SIGTERM') {
+    async stop(signal = 'SIGTERM', killAfterMs = 30_000) {
       // Ended already (by an exit or a signal): no 'exit' event will come again.
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
       // A server that does not stop (a hung shutdown) is killed, so the test fails by its own
       // assertions instead of hanging the whole run.
-      const kill = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const kill = setTimeout(() => child.kill('SIGKILL'), killAfterMs);
       try {
         const [code] = (await once(child, 'exit')) as [number | null];
         return code;
